@@ -1,0 +1,22 @@
+# Two entry points: `make demo` (set up, ingest fixtures/pdfs, ask a question) and
+# `make test` (set up, run the test suite). Both run scripts/setup.sh first; it is idempotent.
+VENV ?= .venv
+BIN := $(VENV)/bin
+QUESTION ?= How often do retrievable vena cava filters migrate?
+
+.PHONY: setup demo test lint bench
+setup:
+	VENV=$(VENV) bash scripts/setup.sh
+
+demo: setup
+	$(BIN)/citeloom ingest --project demo
+	$(BIN)/citeloom query "$(QUESTION)" --project demo
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint:
+	$(BIN)/ruff check src tests scripts benchmarks
+
+bench: setup
+	$(BIN)/python benchmarks/bench_pipeline.py

@@ -1,0 +1,192 @@
+"""``citeloom`` command line: a thin shell over ``service.CiteLoom``.
+
+Exit codes scripts can trust: 0 done, 1 error (message says what to do), 2 usage,
+3 partial (some files failed, the rest are indexed), 4 every file failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .errors import CiteLoomError
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL, EXIT_FAILED = 0, 1, 2, 3, 4
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="citeloom",
+        description="Ask questions of your research library; get citable passages back.",
+    )
+    p.add_argument("--config", help="path to citeloom.toml (default: $CITELOOM_CONFIG, "
+                   "./citeloom.toml, then the user config dir)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    ing = sub.add_parser("ingest", help="convert, chunk, embed and index files or folders")
+    ing.add_argument("paths", nargs="*", type=Path,
+                     help="PDF files or folders (default: the project's configured sources)")
+    ing.add_argument("--project", "-p", help="project name (created on first ingest)")
+    ing.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    q = sub.add_parser("query", help="search a project; hybrid (dense + BM25, RRF) by default")
+    q.add_argument("text")
+    q.add_argument("--project", "-p")
+    q.add_argument("--mode", choices=["hybrid", "dense", "sparse"], default="hybrid")
+    q.add_argument("--fusion", choices=["rrf", "dbsf"], default="rrf")
+    q.add_argument("--top-k", "-k", type=int, default=5)
+    q.add_argument("--json", action="store_true", help="print the answer as JSON")
+
+    m = sub.add_parser("models", help="list provisioned models (or provision them)")
+    m.add_argument("action", nargs="?", choices=["list", "provision", "verify"], default="list")
+    m.add_argument("--force", action="store_true", help="rebuild even if present")
+    m.add_argument("--json", action="store_true")
+
+    pr = sub.add_parser("projects", help="list projects and their indexes")
+    pr.add_argument("--json", action="store_true")
+    return p
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def _cmd_models(args: argparse.Namespace, settings: Any) -> int:
+    from . import models
+
+    if args.action == "provision":
+        arts, wrote = models.provision(settings.models_dir, force=args.force)
+        rows = [(a, "written" if wrote else "present") for a in arts]
+    else:
+        rows = models.verify(settings.models_dir)
+        if not rows:
+            print(f"no models provisioned under {settings.models_dir}; "
+                  "run `citeloom models provision`", file=sys.stderr)
+            return EXIT_ERROR
+    if args.json:
+        _print_json([{**a.__dict__, "status": s} for a, s in rows])
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"models in {settings.models_dir}")
+        for col in ("name", "kind", "status", "MB", "sha256", "source"):
+            table.add_column(col)
+        for a, s in rows:
+            table.add_row(a.name, a.kind, s, f"{a.bytes / 1e6:.1f}", a.sha256[:16], a.source)
+        table.add_row("Qdrant/bm25", "sparse", "built in", "-", "-",
+                      "qdrant-edge-py (English stopwords, Snowball stemmer)")
+        Console().print(table)
+    bad = [a for a, s in rows if s not in ("ok", "written", "present")]
+    return EXIT_ERROR if bad else EXIT_OK
+
+
+def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .service import CiteLoom
+
+    project = settings.project(args.project, create=True)
+    paths = args.paths or project.sources
+    if not paths:
+        raise CiteLoomError("nothing to ingest",
+                            "give PATHs, or set sources for the project in citeloom.toml")
+    console = Console(stderr=True)
+    app = CiteLoom(settings)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, disable=args.json) as bar:
+        task = bar.add_task("ingesting", total=None)
+
+        def progress(event: str, result: Any) -> None:
+            if event.startswith("start:"):
+                bar.update(task, total=int(event.split(":")[1]))
+            elif result is not None:
+                mark = {"indexed": "✓", "skipped": "=", "failed": "✗"}[result.status]
+                bar.console.print(f"{mark} {Path(result.path).name}: {result.status}"
+                                  + (f" ({result.chunks} chunks, {result.seconds:.1f}s)"
+                                     if result.status != "failed" else
+                                     f" — {result.error['message']}"))
+                bar.advance(task)
+
+        report = app.ingest(list(paths), project.name, progress=progress)
+    app.close()
+    summary = report.to_dict()
+    if args.json:
+        _print_json(summary)
+    else:
+        console.print(
+            f"[bold]{project.name}[/]: {summary['indexed']} indexed, {summary['skipped']} "
+            f"unchanged, {summary['failed']} failed; {summary['chunks']} chunks, "
+            f"{summary['pages']} pages converted in {summary['seconds']:.1f}s")
+        for f in report.files:
+            if f.error:
+                console.print(f"  [red]{f.error['code']}[/] {f.path}: {f.error['message']}"
+                              f" — {f.error['hint']}")
+    return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
+
+
+def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
+    from .service import CiteLoom
+
+    app = CiteLoom(settings)
+    result = app.query(args.project, args.text, mode=args.mode, top_k=args.top_k,
+                       fusion=args.fusion)
+    app.close()
+    if args.json:
+        _print_json(result.to_dict())
+        return EXIT_OK
+    from rich.console import Console
+
+    console = Console()
+    how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
+    console.print(f"[dim]{result.project} · {how} · {len(result.hits)} hits · "
+                  f"{result.timings_ms['total']:.0f} ms[/]")
+    for h in result.hits:
+        who = h.citekey or Path(h.source_path).name
+        console.print(f"\n[bold]{h.rank}. {h.title}[/] [cyan]{h.pages}[/] [dim]{who} · "
+                      f"score {h.score:.4f}[/]")
+        if h.section_path:
+            console.print(f"   [green]§ {h.section_path}[/]")
+        console.print("   " + h.text.replace("\n", " "), highlight=False)
+    return EXIT_OK
+
+
+def _cmd_projects(args: argparse.Namespace, settings: Any) -> int:
+    from .service import CiteLoom
+
+    app = CiteLoom(settings)
+    rows = app.list_projects()
+    app.close()
+    if args.json:
+        _print_json(rows)
+    else:
+        for r in rows:
+            lock = r.get("model_lock") or {}
+            print(f"{r['project']}: {r.get('chunks', 0)} chunks"
+                  + (f", {lock.get('dense_model')}" if lock else ", not indexed yet"))
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        from .config import load_settings
+
+        settings = load_settings(args.config)
+        handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
+                   "projects": _cmd_projects}[args.command]
+        return handler(args, settings)
+    except CiteLoomError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("interrupted; re-run the same command to continue safely", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

