@@ -19,6 +19,11 @@ def main() -> int:
     ap.add_argument("file", type=Path)
     ap.add_argument("--no-ocr", action="store_true")
     ap.add_argument("--force-ocr", action="store_true")
+    ap.add_argument(
+        "--stock-ocr-regions",
+        action="store_true",
+        help="Docling's own OCR region policy (also OCR figures/headers on text pages)",
+    )
     ap.add_argument("--langs", default="eng,deu")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--md-pages", type=int, default=2, help="markdown export of pages 1..N")
@@ -33,6 +38,7 @@ def main() -> int:
         ocr_langs=args.langs.split(","),
         force_ocr=args.force_ocr,
         num_threads=args.threads,
+        ocr_skip_furniture=not args.stock_ocr_regions,
     )
     t1 = time.perf_counter()
     doc = convert_file(args.file, converter)

@@ -24,7 +24,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from docling.datamodel.accelerator_options import AcceleratorDevice, AcceleratorOptions
-from docling.datamodel.base_models import ConversionStatus, InputFormat, TableStructurePrediction
+from docling.datamodel.base_models import (
+    ConversionStatus,
+    InputFormat,
+    LayoutPrediction,
+    TableStructurePrediction,
+)
 from docling.datamodel.pipeline_options import (
     BaseTableStructureOptions,
     OcrMode,
@@ -47,8 +52,10 @@ from docling.document_converter import (
 )
 from docling.models.base_table_model import BaseTableStructureModel
 from docling.models.factories.table_factory import TableStructureFactory
+from docling.models.stages.ocr.tesseract_ocr_cli_model import TesseractOcrCliModel
 from docling.pipeline.standard_pdf_pipeline import StandardPdfPipeline
-from docling_core.types.doc import DoclingDocument
+from docling_core.types.doc import DocItemLabel, DoclingDocument
+from pydantic import Field
 
 from citeloom.layout import CiteloomLayoutOptions, register_layout_engine
 
@@ -100,6 +107,70 @@ def _no_table_structure_factory(allow_external_plugins: bool = False) -> TableSt
     factory = TableStructureFactory()
     factory.register(NoTableStructureModel, "citeloom", __name__)
     return factory
+
+
+# --------------------------------------------------------------------------
+# OCR: Tesseract CLI that leaves furniture of born-digital pages alone
+# --------------------------------------------------------------------------
+
+
+class CiteloomTesseractOcrOptions(TesseractCliOcrOptions):
+    """Tesseract CLI options plus a cheaper region policy for born-digital pages.
+
+    Docling's default region policy OCRs every layout cluster that overlaps a
+    bitmap or lacks programmatic text; on born-digital papers that is mostly
+    journal logos in page headers/footers and figures (10x the conversion time
+    for a few words of noise). On a page whose text layer (visible or
+    invisible) holds at least ``text_page_min_chars`` characters, clusters with
+    a label in ``skip_labels_on_text_pages`` are not OCRed. Text clusters
+    without a text layer are still OCRed, and pages below the threshold (scans)
+    get the stock behaviour. No effect with ``mode=FULL_PAGE``.
+    """
+
+    kind: ClassVar[str] = "citeloom_tesseract"
+
+    text_page_min_chars: int = Field(default=200, ge=0)
+    skip_labels_on_text_pages: list[DocItemLabel] = Field(
+        default_factory=lambda: [
+            DocItemLabel.PICTURE,
+            DocItemLabel.PAGE_HEADER,
+            DocItemLabel.PAGE_FOOTER,
+        ]
+    )
+
+
+class CiteloomTesseractOcrModel(TesseractOcrCliModel):
+    """Docling's Tesseract CLI OCR with :class:`CiteloomTesseractOcrOptions`."""
+
+    @classmethod
+    def get_options_type(cls) -> type[CiteloomTesseractOcrOptions]:
+        return CiteloomTesseractOcrOptions
+
+    def get_ocr_rects(self, page: Any) -> list[Any]:
+        opts = self.options
+        layout = page.predictions.layout
+        skip = set(getattr(opts, "skip_labels_on_text_pages", ()))
+        if opts.mode == OcrMode.FULL_PAGE or layout is None or not skip:
+            return super().get_ocr_rects(page)
+        chars = sum(len(c.text.strip()) for c in page.cells)
+        if chars < getattr(opts, "text_page_min_chars", 0):
+            return super().get_ocr_rects(page)
+        page.predictions.layout = LayoutPrediction(
+            clusters=[c for c in layout.clusters if c.label not in skip]
+        )
+        try:
+            return super().get_ocr_rects(page)
+        finally:
+            page.predictions.layout = layout
+
+
+def register_ocr_engine(allow_external_plugins: bool = True) -> None:
+    """Register :class:`CiteloomTesseractOcrModel` on Docling's cached OCR factory."""
+    from docling.models.factories import get_ocr_factory
+
+    factory = get_ocr_factory(allow_external_plugins=allow_external_plugins)
+    if CiteloomTesseractOcrOptions not in factory.classes:
+        factory.register(CiteloomTesseractOcrModel, "citeloom", __name__)
 
 
 _INIT_LOCK = threading.Lock()
@@ -154,19 +225,23 @@ def build_pdf_pipeline_options(
     layout_model_path: Path | None = None,
     num_threads: int = 2,
     document_timeout: float | None = None,
+    ocr_skip_furniture: bool = True,
 ) -> PdfPipelineOptions:
     """Pipeline options for PDF/image input (see :func:`build_converter`)."""
     layout_kwargs: dict[str, Any] = {"num_threads": num_threads}
     if layout_model_path is not None:
         layout_kwargs["model_path"] = Path(layout_model_path)
+    ocr_options: TesseractCliOcrOptions
+    ocr_mode = OcrMode.FULL_PAGE if force_ocr else OcrMode.DEFAULT
+    if ocr_skip_furniture:
+        ocr_options = CiteloomTesseractOcrOptions(lang=list(ocr_langs), mode=ocr_mode)
+    else:
+        ocr_options = TesseractCliOcrOptions(lang=list(ocr_langs), mode=ocr_mode)
     return PdfPipelineOptions(
         do_table_structure=False,
         table_structure_options=NoTableStructureOptions(),
         do_ocr=ocr,
-        ocr_options=TesseractCliOcrOptions(
-            lang=list(ocr_langs),
-            mode=OcrMode.FULL_PAGE if force_ocr else OcrMode.DEFAULT,
-        ),
+        ocr_options=ocr_options,
         layout_options=CiteloomLayoutOptions(**layout_kwargs),
         do_code_enrichment=False,
         do_formula_enrichment=False,
@@ -192,6 +267,7 @@ def build_converter(
     layout_model_path: Path | None = None,
     num_threads: int = 2,
     document_timeout: float | None = None,
+    ocr_skip_furniture: bool = True,
 ) -> DocumentConverter:
     """A DocumentConverter that works offline and never imports torch.
 
@@ -204,6 +280,10 @@ def build_converter(
         num_threads: threads for the layout model (onnxruntime intra-op).
         document_timeout: seconds per document before Docling stops and
             returns a partial result (``convert_file`` treats that as failure).
+        ocr_skip_furniture: on pages that already have a text layer, do not
+            OCR pictures, page headers and footers (see
+            :class:`CiteloomTesseractOcrOptions`); False = Docling's stock
+            region policy, ~10x slower on born-digital papers.
     """
     if ocr_langs is None:
         ocr_langs = list(DEFAULT_OCR_LANGS)
@@ -220,9 +300,11 @@ def build_converter(
         layout_model_path=layout_model_path,
         num_threads=num_threads,
         document_timeout=document_timeout,
+        ocr_skip_furniture=ocr_skip_furniture,
     )
     # Works with or without the "docling" entry point being installed.
     register_layout_engine(allow_external_plugins=pipeline_options.allow_external_plugins)
+    register_ocr_engine(allow_external_plugins=pipeline_options.allow_external_plugins)
 
     format_options: dict[InputFormat, FormatOption] = {
         InputFormat.PDF: PdfFormatOption(
@@ -239,12 +321,14 @@ def build_converter(
     return DocumentConverter(allowed_formats=allowed, format_options=format_options)
 
 
-def convert_file(path: Path, converter: DocumentConverter) -> DoclingDocument:
+def convert_file(
+    path: Path, converter: DocumentConverter, *, allow_partial: bool = False
+) -> DoclingDocument:
     """Convert one local file; raise ``ValueError``/``RuntimeError`` on failure.
 
     ``ValueError``: the file is missing, not a regular file, or of a format the
     converter does not handle. ``RuntimeError``: Docling failed, timed out, or
-    converted only part of the document.
+    (unless ``allow_partial``) converted only part of the document.
     """
     from docling.exceptions import ConversionError
 
@@ -265,7 +349,9 @@ def convert_file(path: Path, converter: DocumentConverter) -> DoclingDocument:
     errors = "; ".join(
         f"{e.component_type}: {e.error_message}" for e in (result.errors or [])
     )
-    if status == ConversionStatus.SUCCESS:
+    if status == ConversionStatus.SUCCESS or (
+        allow_partial and status == ConversionStatus.PARTIAL_SUCCESS
+    ):
         return result.document
     if status == ConversionStatus.SKIPPED:
         raise ValueError(

@@ -70,7 +70,11 @@ class DenseEmbedder:
         self._model = TextEmbedding(
             model_name=name,
             specific_model_path=str(dense_dir(models_dir, model_id)),
+            # fastembed makes a cache folder even when it has nothing to fetch: keep it ours.
+            cache_dir=str(models_dir / ".fastembed-cache"),
+            local_files_only=True,
             threads=threads,
+            providers=["CPUExecutionProvider"],
         )
 
     @property
@@ -86,6 +90,10 @@ class DenseEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0].tolist()
+
+    def token_count(self, text: str) -> int:
+        """Tokens the model reads of ``text`` (after its own truncation)."""
+        return int(self._model.token_count(text))
 
 
 class SparseEmbedder:
