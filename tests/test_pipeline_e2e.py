@@ -100,7 +100,8 @@ def test_reingest_from_scratch_gives_the_same_ids(ingested, models_dir, tmp_path
     other.ingest([one], "fx")
     ids, count = _ids_and_count(other, "fx")
     other.close()
-    doc_ids = {h.id for h in app.index("fx").scroll() if h.payload["source_path"].endswith(THROMBOSIS)}
+    doc_ids = {h.id for h in app.index("fx").scroll()
+               if h.payload["source_path"].endswith(THROMBOSIS)}
     assert ids == doc_ids and count == len(doc_ids)
 
 

@@ -85,7 +85,8 @@ class Settings(BaseModel):
         if not name:
             raise InvalidProject(
                 "no project given",
-                "pass --project NAME, or set CITELOOM_PROJECT or [defaults] project in citeloom.toml",
+                "pass --project NAME, or set CITELOOM_PROJECT or [defaults] project "
+                "in citeloom.toml",
             )
         if name in self.projects:
             return self.projects[name]

@@ -52,12 +52,19 @@ from docling.document_converter import (
 )
 from docling.models.base_table_model import BaseTableStructureModel
 from docling.models.factories.table_factory import TableStructureFactory
+from docling.models.stages.layout.layout_postprocessing_model import (
+    LayoutPostprocessingModel,
+)
 from docling.models.stages.ocr.tesseract_ocr_cli_model import TesseractOcrCliModel
 from docling.pipeline.standard_pdf_pipeline import StandardPdfPipeline
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from pydantic import Field
 
-from citeloom.layout import CiteloomLayoutOptions, register_layout_engine
+from citeloom.layout import (
+    CiteloomLayoutOptions,
+    drop_text_heavy_pictures,
+    register_layout_engine,
+)
 
 DEFAULT_OCR_LANGS: tuple[str, ...] = ("eng", "deu")
 
@@ -99,7 +106,9 @@ class NoTableStructureModel(BaseTableStructureModel):
     def get_options_type(cls) -> type[NoTableStructureOptions]:
         return NoTableStructureOptions
 
-    def predict_tables(self, conv_res: Any, pages: Sequence[Any]) -> Sequence[TableStructurePrediction]:
+    def predict_tables(
+        self, conv_res: Any, pages: Sequence[Any]
+    ) -> Sequence[TableStructurePrediction]:
         return [p.predictions.tablestructure or TableStructurePrediction() for p in pages]
 
 
@@ -117,14 +126,18 @@ def _no_table_structure_factory(allow_external_plugins: bool = False) -> TableSt
 class CiteloomTesseractOcrOptions(TesseractCliOcrOptions):
     """Tesseract CLI options plus a cheaper region policy for born-digital pages.
 
-    Docling's default region policy OCRs every layout cluster that overlaps a
-    bitmap or lacks programmatic text; on born-digital papers that is mostly
-    journal logos in page headers/footers and figures (10x the conversion time
-    for a few words of noise). On a page whose text layer (visible or
-    invisible) holds at least ``text_page_min_chars`` characters, clusters with
-    a label in ``skip_labels_on_text_pages`` are not OCRed. Text clusters
-    without a text layer are still OCRed, and pages below the threshold (scans)
-    get the stock behaviour. No effect with ``mode=FULL_PAGE``.
+    Docling's default region policy (``OcrMode.DEFAULT``) OCRs every layout
+    cluster that overlaps a bitmap, lacks programmatic text, or holds shapes
+    the text layer does not explain. On born-digital papers that is mostly
+    journal logos in page headers/footers, figures and licence lines with a
+    CC badge: two Tesseract runs (OSD + OCR, ~0.5 s each even for a strip)
+    per region, 5-10x the conversion time, for a few words of noise.
+
+    On a page whose text layer (visible or invisible) holds at least
+    ``text_page_min_chars`` characters, only clusters that contain no text
+    cell at all are OCRed, and never those labelled in
+    ``skip_labels_on_text_pages``. Pages below the threshold (scans, mostly
+    empty pages) get Docling's policy. No effect with ``mode=FULL_PAGE``.
     """
 
     kind: ClassVar[str] = "citeloom_tesseract"
@@ -149,19 +162,32 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
     def get_ocr_rects(self, page: Any) -> list[Any]:
         opts = self.options
         layout = page.predictions.layout
-        skip = set(getattr(opts, "skip_labels_on_text_pages", ()))
-        if opts.mode == OcrMode.FULL_PAGE or layout is None or not skip:
+        if (
+            not isinstance(opts, CiteloomTesseractOcrOptions)
+            or opts.mode == OcrMode.FULL_PAGE
+            or layout is None
+            or page.size is None
+        ):
             return super().get_ocr_rects(page)
-        chars = sum(len(c.text.strip()) for c in page.cells)
-        if chars < getattr(opts, "text_page_min_chars", 0):
+        cells = [c for c in page.cells if c.text.strip()]
+        if sum(len(c.text.strip()) for c in cells) < opts.text_page_min_chars:
             return super().get_ocr_rects(page)
-        page.predictions.layout = LayoutPrediction(
-            clusters=[c for c in layout.clusters if c.label not in skip]
+
+        ph = page.size.height
+        cell_boxes = [c.rect.to_bounding_box().to_top_left_origin(page_height=ph) for c in cells]
+        skip = set(opts.skip_labels_on_text_pages)
+        rects = [
+            cluster.bbox
+            for cluster in layout.clusters
+            if cluster.label not in skip
+            and not any(cluster.bbox.intersection_area_with(b) > 0 for b in cell_boxes)
+        ]
+        if not rects:
+            return []
+        _, rects = self._deduplicate_rects(
+            page.size, rects, dilation_size=self.DEFAULT_DILATION_SIZE
         )
-        try:
-            return super().get_ocr_rects(page)
-        finally:
-            page.predictions.layout = layout
+        return rects
 
 
 def register_ocr_engine(allow_external_plugins: bool = True) -> None:
@@ -173,33 +199,64 @@ def register_ocr_engine(allow_external_plugins: bool = True) -> None:
         factory.register(CiteloomTesseractOcrModel, "citeloom", __name__)
 
 
+class PictureFilteringPostprocessingModel(LayoutPostprocessingModel):
+    """Docling's layout post-processing, after dropping text-heavy pictures.
+
+    Runs after OCR, so OCR words count towards a picture's text coverage:
+    scanned pages the layout model mistakes for one big figure keep their text.
+    """
+
+    def __init__(self, *, options: Any, max_text_coverage: float | None) -> None:
+        super().__init__(options=options)
+        self.max_text_coverage = max_text_coverage
+
+    def postprocess_layout(self, conv_res: Any, pages: Sequence[Any]) -> Sequence[LayoutPrediction]:
+        for page in pages:
+            layout = page.predictions.layout
+            if layout is not None and layout.clusters:
+                kept = drop_text_heavy_pictures(page, layout.clusters, self.max_text_coverage)
+                if len(kept) != len(layout.clusters):
+                    page.predictions.layout = LayoutPrediction(clusters=kept)
+        return super().postprocess_layout(conv_res, pages)
+
+
 _INIT_LOCK = threading.Lock()
 
 
 class CiteloomPdfPipeline(StandardPdfPipeline):
-    """Docling's standard PDF/image pipeline, minus the table-structure factory.
+    """Docling's standard PDF/image pipeline, adapted for CiteLoom.
 
-    ``StandardPdfPipeline._init_models`` always builds the table-structure
-    factory, whose default plugins import torch (and fail without it), even
-    with ``do_table_structure=False``. While our models are initialised the
-    factory getter is swapped for one that only knows
-    :class:`NoTableStructureModel`. With ``do_table_structure=True`` the stock
-    behaviour is kept (needs torch and hub weights).
+    * ``StandardPdfPipeline._init_models`` always builds the table-structure
+      factory, whose default plugins import torch (and fail without it), even
+      with ``do_table_structure=False``. While our models are initialised the
+      factory getter is swapped for one that only knows
+      :class:`NoTableStructureModel`. With ``do_table_structure=True`` the
+      stock behaviour is kept (needs torch and hub weights).
+    * With :class:`CiteloomLayoutOptions`, the layout post-processing stage
+      first drops pictures that are mostly text (see
+      :func:`citeloom.layout.drop_text_heavy_pictures`).
     """
 
     def _init_models(self) -> None:
         if self.pipeline_options.do_table_structure:
             super()._init_models()
-            return
-        import docling.pipeline.standard_pdf_pipeline as spp
+        else:
+            import docling.pipeline.standard_pdf_pipeline as spp
 
-        with _INIT_LOCK:
-            original = spp.get_table_structure_factory
-            spp.get_table_structure_factory = _no_table_structure_factory  # type: ignore[assignment]
-            try:
-                super()._init_models()
-            finally:
-                spp.get_table_structure_factory = original
+            with _INIT_LOCK:
+                original = spp.get_table_structure_factory
+                spp.get_table_structure_factory = _no_table_structure_factory  # type: ignore[assignment]
+                try:
+                    super()._init_models()
+                finally:
+                    spp.get_table_structure_factory = original
+
+        layout_options = self.pipeline_options.layout_options
+        if isinstance(layout_options, CiteloomLayoutOptions):
+            self.layout_postprocessing_model = PictureFilteringPostprocessingModel(
+                options=self.layout_postprocessing_model.options,
+                max_text_coverage=layout_options.picture_max_text_coverage,
+            )
 
 
 # --------------------------------------------------------------------------
@@ -228,6 +285,10 @@ def build_pdf_pipeline_options(
     ocr_skip_furniture: bool = True,
 ) -> PdfPipelineOptions:
     """Pipeline options for PDF/image input (see :func:`build_converter`)."""
+    if ocr:
+        # Tesseract's OpenMP threads fight with ours: 1 thread is ~5x faster
+        # here. Inherited by the tesseract subprocesses Docling spawns.
+        os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     layout_kwargs: dict[str, Any] = {"num_threads": num_threads}
     if layout_model_path is not None:
         layout_kwargs["model_path"] = Path(layout_model_path)
@@ -289,10 +350,6 @@ def build_converter(
         ocr_langs = list(DEFAULT_OCR_LANGS)
     if ocr and not ocr_langs:
         raise ValueError("ocr_langs must name at least one Tesseract language")
-    # Tesseract's OpenMP threads fight with ours: 1 thread is ~5x faster here.
-    # Inherited by the tesseract subprocesses Docling spawns.
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-
     pipeline_options = build_pdf_pipeline_options(
         ocr=ocr,
         ocr_langs=ocr_langs,
@@ -346,9 +403,7 @@ def convert_file(
         raise RuntimeError(f"{path}: conversion crashed: {type(exc).__name__}: {exc}") from exc
 
     status = result.status
-    errors = "; ".join(
-        f"{e.component_type}: {e.error_message}" for e in (result.errors or [])
-    )
+    errors = "; ".join(f"{e.component_type}: {e.error_message}" for e in (result.errors or []))
     if status == ConversionStatus.SUCCESS or (
         allow_partial and status == ConversionStatus.PARTIAL_SUCCESS
     ):
@@ -364,6 +419,5 @@ def convert_file(
             + (f": {errors}" if errors else "")
         )
     raise RuntimeError(
-        f"{path}: conversion failed with status {status.value}"
-        + (f": {errors}" if errors else "")
+        f"{path}: conversion failed with status {status.value}" + (f": {errors}" if errors else "")
     )

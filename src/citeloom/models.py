@@ -201,8 +201,8 @@ def provision(models_dir: Path, force: bool = False) -> tuple[list[Artifact], bo
     models_dir = models_dir.resolve()
     if not force:
         checked = verify(models_dir)
-        kinds = {a.kind for a, _ in checked}
-        if checked and all(s == "ok" for _, s in checked) and kinds >= {"dense", "layout", "tiktoken"}:
+        complete = {a.kind for a, _ in checked} >= {"dense", "layout", "tiktoken"}
+        if complete and all(s == "ok" for _, s in checked):
             return [a for a, _ in checked], False
     arts: list[Artifact] = []
     for model_id in DENSE_MODELS:

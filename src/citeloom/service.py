@@ -255,7 +255,7 @@ class CiteLoom:
                 result.status = "skipped"
                 result.chunks = index.count(doc_id)
                 return result
-            from .chunk import document_title
+            from .chunk import document_title, pdf_metadata_title
             from .convert import convert_file
 
             doc = convert_file(path, self.converter(project))
@@ -264,7 +264,7 @@ class CiteLoom:
             if not chunks:
                 raise InvalidInput(f"{path.name}: no text found",
                                    "the file may be empty or an image without OCR enabled")
-            title = document_title(doc, fallback=path.stem)
+            title = document_title(doc, path.stem, pdf_metadata_title(path))
             dense = self.dense(project.dense_model).embed([c.embed_text for c in chunks])
             sparse = self.sparse().embed([c.embed_text for c in chunks])
             points = [

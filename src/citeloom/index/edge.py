@@ -1,127 +1,30 @@
-"""Per-project vector indexes: named vectors ``dense`` (Cosine) and ``sparse`` (BM25 with
-the IDF modifier), payload indexes, and a model lock that refuses mixed embeddings.
-
-``Index`` is the small interface the service layer uses. ``EdgeIndex`` is the embedded
-default: a Qdrant Edge shard in a folder per project, its model lock a JSON sidecar written
-atomically beside it.
+"""The embedded default backend: a Qdrant Edge shard in a folder per project
+(``<index_dir>/<project>/shard``), its model lock a JSON sidecar written atomically beside it.
+Edge has no collection metadata and no aliases, hence the sidecar.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from .embed import Sparse
-from .errors import EmbeddingMismatch, IndexUnavailable, InvalidProject
-
-Mode = Literal["dense", "sparse", "hybrid"]
-Fusion = Literal["rrf", "dbsf"]
-LOCK_FILE = "model_lock.json"
-KEYWORD_FIELDS = ("project_id", "doc_id", "citekey", "tags", "zotero_key", "source_path")
-INTEGER_FIELDS = ("year", "page_start")
-TEXT_FIELDS = ("chunk_text",)
-
-
-@dataclass(frozen=True)
-class ModelLock:
-    """What an index is bound to at its first write; every later write must match."""
-
-    dense_model: str
-    dense_dim: int
-    sparse_model: str
-    chunk_max_tokens: int
-    chunker: str = "docling-hybrid/v1"
-
-    def describe(self) -> str:
-        return (f"dense={self.dense_model} ({self.dense_dim}d), sparse={self.sparse_model}, "
-                f"chunk_max_tokens={self.chunk_max_tokens}, chunker={self.chunker}")
-
-
-@dataclass
-class PointData:
-    id: str
-    dense: list[float]
-    sparse: Sparse
-    payload: dict[str, Any]
-
-
-@dataclass
-class Hit:
-    id: str
-    score: float
-    payload: dict[str, Any]
-
-
-@dataclass
-class SearchFilter:
-    """Restrictions on a search; every field given must hold."""
-
-    doc_ids: list[str] = field(default_factory=list)
-    citekeys: list[str] = field(default_factory=list)
-    year_from: int | None = None
-    year_to: int | None = None
-    exclude_labels: list[str] = field(default_factory=list)
-
-    def is_empty(self) -> bool:
-        return not (self.doc_ids or self.citekeys or self.exclude_labels
-                    or self.year_from is not None or self.year_to is not None)
-
-
-class Index(ABC):
-    """One project's index."""
-
-    project: str
-
-    @abstractmethod
-    def lock(self) -> ModelLock | None: ...
-
-    @abstractmethod
-    def ensure(self, lock: ModelLock) -> None:
-        """Create the index bound to ``lock``, or check that it is already bound to it."""
-
-    @abstractmethod
-    def upsert(self, points: list[PointData]) -> None: ...
-
-    @abstractmethod
-    def delete_doc(self, doc_id: str) -> None: ...
-
-    @abstractmethod
-    def count(self, doc_id: str | None = None) -> int: ...
-
-    @abstractmethod
-    def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
-               limit: int, flt: SearchFilter | None = None, fusion: Fusion = "rrf",
-               rrf_k: int = 60, prefetch: int = 100) -> list[Hit]: ...
-
-    @abstractmethod
-    def scroll(self, doc_id: str | None = None, limit: int = 10_000) -> list[Hit]: ...
-
-    @abstractmethod
-    def close(self) -> None: ...
-
-    def check_lock(self, wanted: ModelLock) -> None:
-        have = self.lock()
-        if have is not None and have != wanted:
-            raise EmbeddingMismatch(
-                f"project {self.project!r} is indexed with {have.describe()}; "
-                f"this write uses {wanted.describe()}",
-                f"keep the project's settings, or migrate with `citeloom reindex --project "
-                f"{self.project}` (or ingest into a new project)",
-            )
-
-
-def _atomic_json(path: Path, data: dict) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+from ..embed import Sparse
+from ..errors import IndexUnavailable, InvalidProject
+from .base import (
+    INTEGER_FIELDS,
+    KEYWORD_FIELDS,
+    LOCK_FILE,
+    TEXT_FIELDS,
+    Fusion,
+    Hit,
+    Index,
+    Mode,
+    ModelLock,
+    PointData,
+    SearchFilter,
+    atomic_json,
+)
 
 
 class EdgeIndex(Index):
@@ -192,7 +95,7 @@ class EdgeIndex(Index):
             self._shard.update(UpdateOperation.create_field_index(name, PayloadSchemaType.Text))
         self._shard.flush()
         # The lock is written last: a shard without one was never written to.
-        _atomic_json(self.root / LOCK_FILE, lock.__dict__)
+        atomic_json(self.root / LOCK_FILE, lock.__dict__)
 
     def close(self) -> None:
         if self._shard is not None:
@@ -288,7 +191,3 @@ class EdgeIndex(Index):
         records, _next = self._open().scroll(
             ScrollRequest(limit=limit, filter=flt, with_payload=True, with_vector=False))
         return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records]
-
-
-def open_index(index_dir: Path, project: str, *, create: bool = False) -> Index:
-    return EdgeIndex(index_dir, project, create=create)
