@@ -3,6 +3,7 @@ dense model, BM25, a real Qdrant Edge shard, hybrid RRF search."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -68,7 +69,7 @@ def test_known_answer_in_top3(ingested, question: str, filename: str, page: int)
 
 def test_payload_carries_citable_fields(ingested) -> None:
     _, app, _ = ingested
-    hits = app.index("fx").scroll(limit=50)
+    hits = list(itertools.islice(app.index("fx").scroll(), 50))
     for h in hits:
         p = h.payload
         assert p["project_id"] == "fx"

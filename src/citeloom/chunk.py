@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 SECTION_SEP = " > "
 SPECIAL_TOKENS = 2  # [CLS] ... [SEP]
+# A reference list under any of these headings is labelled "reference", so searches can
+# leave bibliographies out (they match every topic the paper cites).
+REFERENCES_HEADING = re.compile(
+    r"^\W*(\d+\.?\s*)?(references?|bibliography|literature( cited)?|works cited|"
+    r"cited literature|literaturverzeichnis|literatur|références|bibliographie)\W*$",
+    re.IGNORECASE,
+)
 
 
 class WordPieceCounter(BaseTokenizer):
@@ -87,7 +94,9 @@ class Chunker:
                 continue
             headings = [h.strip() for h in (raw.meta.headings or []) if h.strip()]
             pages = sorted({p.page_no for item in raw.meta.doc_items for p in item.prov})
-            labels = sorted({str(item.label.value) for item in raw.meta.doc_items})
+            labels = {str(item.label.value) for item in raw.meta.doc_items}
+            if any(REFERENCES_HEADING.match(h) for h in headings):
+                labels.add("reference")
             embed_text = self._hybrid.contextualize(chunk=raw)
             for piece_text, piece_embed in self._fit(text, headings, embed_text):
                 chunks.append(
@@ -98,7 +107,7 @@ class Chunker:
                         heading_chain=headings,
                         page_start=pages[0] if pages else None,
                         page_end=pages[-1] if pages else None,
-                        item_labels=labels,
+                        item_labels=sorted(labels),
                     )
                 )
         return chunks

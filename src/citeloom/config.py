@@ -53,6 +53,11 @@ class ProjectConfig(BaseModel):
     ocr_languages: list[str] = Field(default_factory=lambda: ["eng", "deu"])
     backend: Literal["edge", "server"] = "edge"
     rrf_k: int = Field(60, ge=1, le=1000)
+    prefetch: int = Field(100, ge=10, le=1000)
+    hnsw_m: int = Field(16, ge=4, le=128)
+    hnsw_ef_construct: int = Field(100, ge=10, le=1000)
+    quantization: Literal["none", "int8"] = "none"
+    conversion_timeout_s: float = Field(300, gt=0)
 
     @field_validator("name")
     @classmethod

@@ -32,6 +32,7 @@ from docling.datamodel.base_models import (
 )
 from docling.datamodel.pipeline_options import (
     BaseTableStructureOptions,
+    ConvertPipelineOptions,
     OcrMode,
     PdfPipelineOptions,
     TesseractCliOcrOptions,
@@ -372,9 +373,15 @@ def build_converter(
         ),
     }
     allowed = available_formats()
+    # Same plugin setting as the PDF pipeline: with the entry point installed,
+    # allow_external_plugins=False would log "plugin citeloom will not be loaded".
+    simple_options = ConvertPipelineOptions(
+        allow_external_plugins=pipeline_options.allow_external_plugins,
+        enable_remote_services=False,
+    )
     for fmt, (_, option_cls) in SIMPLE_FORMATS.items():
         if fmt in allowed:
-            format_options[fmt] = option_cls()
+            format_options[fmt] = option_cls(pipeline_options=simple_options)
     return DocumentConverter(allowed_formats=allowed, format_options=format_options)
 
 
@@ -383,10 +390,12 @@ def convert_file(
 ) -> DoclingDocument:
     """Convert one local file; raise ``ValueError``/``RuntimeError`` on failure.
 
-    ``ValueError``: the file is missing, not a regular file, or of a format the
-    converter does not handle. ``RuntimeError``: Docling failed, timed out, or
-    (unless ``allow_partial``) converted only part of the document.
+    ``ValueError``: the file is missing, not a regular file, of a format the
+    converter does not handle, or rejected by Docling as invalid input (not
+    really a PDF, encrypted, ...). ``RuntimeError``: Docling failed otherwise,
+    timed out, or (unless ``allow_partial``) converted only part of the document.
     """
+    from docling.datamodel.base_models import DoclingComponentType
     from docling.exceptions import ConversionError
 
     path = Path(path)
@@ -418,6 +427,11 @@ def convert_file(
             f"{path}: only partially converted (timeout or failed pages)"
             + (f": {errors}" if errors else "")
         )
+    if result.errors and all(
+        e.component_type == DoclingComponentType.USER_INPUT for e in result.errors
+    ):
+        # e.g. not really a PDF, encrypted PDF, unreadable image
+        raise ValueError(f"{path}: invalid or unreadable input: {errors}")
     raise RuntimeError(
         f"{path}: conversion failed with status {status.value}" + (f": {errors}" if errors else "")
     )

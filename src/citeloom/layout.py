@@ -123,11 +123,14 @@ class CiteloomLayoutOptions(BaseLayoutOptions):
         ),
     )
     image_scale: float = Field(
-        default=1.0,
+        default=2.0,
         gt=0.0,
         description=(
-            "Scale at which the page is rendered for the model (1.0 = 72 dpi). The "
-            "model input is a fixed 608x800 resize, so higher scales gain little."
+            "Scale at which the page is rendered for the model (1.0 = 72 dpi); the "
+            "model input is a fixed 608x800 resize of it. Rendering at 144 dpi and "
+            "downscaling matches the model's training data better than a 72 dpi "
+            "render: on the test corpus it found more headings, fewer fragmented "
+            "text blocks, and stopped calling a whole scanned page a figure."
         ),
     )
 

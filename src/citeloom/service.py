@@ -9,7 +9,11 @@ happen inside the methods that need them, so a query never loads Docling.
 
 from __future__ import annotations
 
+import dataclasses
+import gzip
 import hashlib
+import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -17,18 +21,32 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .catalog import Catalog, DocRecord
 from .config import ProjectConfig, Settings
 from .errors import CiteLoomError, InvalidInput, SourceNotFound, UnsupportedType
-from .index import Fusion, Index, Mode, ModelLock, PointData, SearchFilter, open_index
+from .index import (
+    Fusion,
+    Hit,
+    Index,
+    IndexParams,
+    Mode,
+    ModelLock,
+    PointData,
+    SearchFilter,
+    Store,
+    make_store,
+)
 from .models import dense_spec, use_offline_runtime
 
 if TYPE_CHECKING:
-    from .chunk import Chunker
+    from docling_core.types.doc import DoclingDocument
+
+    from .chunk import Chunk, Chunker
     from .embed import DenseEmbedder, SparseEmbedder
 
 CHUNK_NAMESPACE = uuid.UUID("6f1c1a52-3c1e-4d59-9a57-0d1f3c2b7e10")
 SUPPORTED_SUFFIXES = {".pdf"}
-Status = Literal["indexed", "skipped", "failed"]
+Status = Literal["indexed", "replaced", "skipped", "failed", "removed"]
 
 
 def file_sha256(path: Path) -> str:
@@ -53,6 +71,7 @@ class FileResult:
     chunks: int = 0
     seconds: float = 0.0
     error: dict[str, str] | None = None
+    note: str = ""
 
 
 @dataclass
@@ -67,7 +86,7 @@ class IngestReport:
     @property
     def outcome(self) -> Literal["ok", "partial", "failed"]:
         failed = self.count("failed")
-        if not failed:
+        if not failed or not self.files:
             return "ok"
         return "failed" if failed == len(self.files) else "partial"
 
@@ -75,7 +94,9 @@ class IngestReport:
         return {
             "project": self.project,
             "outcome": self.outcome,
-            "indexed": self.count("indexed"),
+            "indexed": self.count("indexed") + self.count("replaced"),
+            "replaced": self.count("replaced"),
+            "removed": self.count("removed"),
             "skipped": self.count("skipped"),
             "failed": self.count("failed"),
             "chunks": sum(f.chunks for f in self.files),
@@ -156,8 +177,20 @@ def expand_sources(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]
     return unique, bad
 
 
+def section_prefixes(heading_chain: list[str]) -> list[str]:
+    """Every heading-boundary prefix of a section path, for the section-prefix filter."""
+    return [SECTION_SEP.join(heading_chain[: i + 1]) for i in range(len(heading_chain))]
+
+
+SECTION_SEP = " > "
+
+
 class CiteLoom:
-    """Ingest and query projects; holds loaded models for the life of the process."""
+    """Ingest and query projects; holds loaded models and open indexes for the process.
+
+    Thread-safe for the MCP server's use: queries may run while an ingest job writes, and a
+    reindex swaps generations under ``_swap`` so a query sees the old or the new, never
+    neither."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -166,47 +199,55 @@ class CiteLoom:
         self._sparse: SparseEmbedder | None = None
         self._chunkers: dict[tuple[str, int], Chunker] = {}
         self._converter: Any = None
+        self._stores: dict[str, Store] = {}
         self._indexes: dict[str, Index] = {}
+        self._catalogs: dict[str, Catalog] = {}
+        self._swap = threading.RLock()
+        self._load = threading.Lock()
 
     # -- models (loaded on first use) ---------------------------------------------------
     def dense(self, model_id: str) -> DenseEmbedder:
-        if model_id not in self._dense:
-            from .embed import DenseEmbedder
+        with self._load:
+            if model_id not in self._dense:
+                from .embed import DenseEmbedder
 
-            self._dense[model_id] = DenseEmbedder(self.settings.models_dir, model_id,
-                                                  threads=self.settings.threads)
-        return self._dense[model_id]
+                self._dense[model_id] = DenseEmbedder(self.settings.models_dir, model_id,
+                                                      threads=self.settings.threads)
+            return self._dense[model_id]
 
     def sparse(self) -> SparseEmbedder:
-        if self._sparse is None:
-            from .embed import SparseEmbedder
+        with self._load:
+            if self._sparse is None:
+                from .embed import SparseEmbedder
 
-            self._sparse = SparseEmbedder()
-        return self._sparse
+                self._sparse = SparseEmbedder()
+            return self._sparse
 
     def chunker(self, project: ProjectConfig) -> Chunker:
         key = (project.dense_model, project.chunk_max_tokens)
-        if key not in self._chunkers:
-            from .chunk import Chunker
-            from .embed import load_tokenizer
+        with self._load:
+            if key not in self._chunkers:
+                from .chunk import Chunker
+                from .embed import load_tokenizer
 
-            spec = dense_spec(project.dense_model)
-            tok = load_tokenizer(self.settings.models_dir, project.dense_model)
-            self._chunkers[key] = Chunker(tok, spec.window, project.chunk_max_tokens)
-        return self._chunkers[key]
+                spec = dense_spec(project.dense_model)
+                tok = load_tokenizer(self.settings.models_dir, project.dense_model)
+                self._chunkers[key] = Chunker(tok, spec.window, project.chunk_max_tokens)
+            return self._chunkers[key]
 
     def converter(self, project: ProjectConfig) -> Any:
-        if self._converter is None:
-            from .convert import build_converter
-            from .models import layout_model_path
+        with self._load:
+            if self._converter is None:
+                from .convert import build_converter
+                from .models import layout_model_path
 
-            self._converter = build_converter(
-                ocr=project.ocr,
-                ocr_langs=project.ocr_languages,
-                layout_model_path=layout_model_path(self.settings.models_dir),
-                num_threads=self.settings.threads,
-            )
-        return self._converter
+                self._converter = build_converter(
+                    ocr=project.ocr,
+                    ocr_langs=project.ocr_languages,
+                    layout_model_path=layout_model_path(self.settings.models_dir),
+                    num_threads=self.settings.threads,
+                )
+            return self._converter
 
     @staticmethod
     def model_lock(project: ProjectConfig) -> ModelLock:
@@ -214,95 +255,131 @@ class CiteLoom:
         return ModelLock(project.dense_model, spec.dim, project.sparse_model,
                          min(project.chunk_max_tokens, spec.window))
 
-    def index(self, project: str, *, create: bool = False) -> Index:
-        if project not in self._indexes:
-            self._indexes[project] = open_index(self.settings.index_dir, project, create=create)
-        return self._indexes[project]
+    @staticmethod
+    def index_params(project: ProjectConfig) -> IndexParams:
+        return IndexParams(project.hnsw_m, project.hnsw_ef_construct, project.quantization)
+
+    # -- stores, indexes, catalogs ---------------------------------------------------------
+    def store(self, project: ProjectConfig) -> Store:
+        if project.backend not in self._stores:
+            key = self.settings.qdrant_api_key
+            self._stores[project.backend] = make_store(
+                project.backend, self.settings.index_dir, self.settings.qdrant_url,
+                key.get_secret_value() if key else None)
+        return self._stores[project.backend]
+
+    def index(self, name: str, *, create: bool = False) -> Index:
+        with self._swap:
+            if name not in self._indexes:
+                project = self.settings.project(name, create=True)
+                self._indexes[name] = self.store(project).open(name, create=create)
+            return self._indexes[name]
+
+    def catalog(self, name: str) -> Catalog:
+        if name not in self._catalogs:
+            self._catalogs[name] = Catalog(self.settings.index_dir / name / "catalog.sqlite")
+        return self._catalogs[name]
 
     def close(self) -> None:
-        for idx in self._indexes.values():
-            idx.close()
-        self._indexes.clear()
+        with self._swap:
+            for idx in self._indexes.values():
+                idx.close()
+            self._indexes.clear()
+            for cat in self._catalogs.values():
+                cat.close()
+            self._catalogs.clear()
+            for store in self._stores.values():
+                store.close()
+            self._stores.clear()
+
+    # -- conversion cache ----------------------------------------------------------------
+    def _cache_path(self, content_hash: str) -> Path:
+        return self.settings.data_dir / "cache" / "conversions" / f"{content_hash}.json.gz"
+
+    def convert(self, path: Path, project: ProjectConfig, content_hash: str) -> DoclingDocument:
+        """The converted document, from the cache when this content was converted before."""
+        from docling_core.types.doc import DoclingDocument
+
+        cached = self._cache_path(content_hash)
+        if cached.is_file():
+            try:
+                return DoclingDocument.model_validate_json(gzip.decompress(cached.read_bytes()))
+            except Exception:
+                cached.unlink(missing_ok=True)  # a damaged cache entry is just re-made
+        from .convert import convert_file
+
+        doc = convert_file(path, self.converter(project))
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(gzip.compress(doc.model_dump_json().encode(), compresslevel=5))
+        os.replace(tmp, cached)
+        return doc
 
     # -- ingest -------------------------------------------------------------------------
     def ingest(self, paths: list[Path], project_name: str | None,
-               progress: ProgressFn | None = None) -> IngestReport:
+               progress: ProgressFn | None = None, prune: bool = False) -> IngestReport:
         project = self.settings.project(project_name, create=True)
         files, bad = expand_sources(paths)
         report = IngestReport(project.name, files=list(bad))
         started = time.perf_counter()
-        lock = self.model_lock(project)
         index = self.index(project.name, create=True)
-        index.ensure(lock)
+        index.ensure(self.model_lock(project), self.index_params(project))
+        catalog = self.catalog(project.name)
         if progress:
             progress(f"start:{len(files)}", None)
         for path in files:
-            result = self._ingest_file(path, project, index)
+            result = self._ingest_file(path, project, index, catalog)
             report.files.append(result)
             if progress:
                 progress("file", result)
+        if prune:
+            report.files.extend(self._prune(paths, index, catalog, progress))
         report.seconds = time.perf_counter() - started
         return report
 
-    def _ingest_file(self, path: Path, project: ProjectConfig, index: Index) -> FileResult:
+    def _ingest_file(self, path: Path, project: ProjectConfig, index: Index,
+                     catalog: Catalog) -> FileResult:
         t0 = time.perf_counter()
-        result = FileResult(str(path), "failed")
+        source = str(path.resolve())
+        result = FileResult(source, "failed")
         try:
+            st = path.stat()
+            previous = catalog.by_source(source)
+            # Fast path: same file, same size and mtime, chunks all there. No hashing.
+            for rec in previous:
+                if ((rec.size, rec.mtime_ns) == (st.st_size, st.st_mtime_ns)
+                        and index.count(rec.doc_id) == rec.chunks):
+                    result.status, result.doc_id, result.chunks = "skipped", rec.doc_id, rec.chunks
+                    return result
             content_hash = file_sha256(path)
             doc_id = content_hash[:32]
             result.doc_id = doc_id
-            if self._is_complete(index, doc_id):
-                result.status = "skipped"
-                result.chunks = index.count(doc_id)
+            known = catalog.get(doc_id)
+            if known and index.count(doc_id) == known.chunks:
+                if known.source_path == source or not Path(known.source_path).exists():
+                    known.source_path = source
+                    known.size, known.mtime_ns = st.st_size, st.st_mtime_ns
+                    catalog.put(known)  # touched or moved, same content
+                    result.status, result.chunks = "skipped", known.chunks
+                else:
+                    result.status, result.chunks = "skipped", known.chunks
+                    result.note = f"same content as {known.source_path}"
                 return result
-            from .chunk import document_title, pdf_metadata_title
-            from .convert import convert_file
-
-            doc = convert_file(path, self.converter(project))
-            chunks = self.chunker(project).chunk(doc)
-            result.pages = doc.num_pages()
-            if not chunks:
-                raise InvalidInput(f"{path.name}: no text found",
-                                   "the file may be empty or an image without OCR enabled")
-            title = document_title(doc, path.stem, pdf_metadata_title(path))
-            dense = self.dense(project.dense_model).embed([c.embed_text for c in chunks])
-            sparse = self.sparse().embed([c.embed_text for c in chunks])
-            points = [
-                PointData(
-                    id=chunk_id(doc_id, c.index, project.dense_model),
-                    dense=dense[i].tolist(),
-                    sparse=sparse[i],
-                    payload={
-                        "project_id": project.name,
-                        "doc_id": doc_id,
-                        "citekey": None,
-                        "title": title,
-                        "authors": [],
-                        "year": None,
-                        "doi": None,
-                        "tags": [],
-                        "collections": [],
-                        "zotero_key": None,
-                        "source_path": str(path.resolve()),
-                        "section_path": c.section_path,
-                        "heading_chain": c.heading_chain,
-                        "page_start": c.page_start,
-                        "page_end": c.page_end,
-                        "chunk_index": c.index,
-                        "doc_chunk_count": len(chunks),
-                        "chunk_text": c.text,
-                        "content_hash": content_hash,
-                        "language": None,
-                        "item_labels": c.item_labels,
-                        "embed_model": project.dense_model,
-                    },
-                )
-                for i, c in enumerate(chunks)
-            ]
-            # One update: the shard's WAL applies it whole, so a crash never leaves half a doc.
-            index.upsert(points)
-            result.status = "indexed"
-            result.chunks = len(chunks)
+            doc = self.convert(path, project, content_hash)
+            chunks, title = self._chunks(doc, path, project)
+            index_points = self._points(chunks, project, doc_id, content_hash, source, title)
+            with self._swap:
+                index.upsert(index_points)
+            catalog.put(DocRecord(doc_id, source, content_hash, st.st_size, st.st_mtime_ns,
+                                  len(chunks), doc.num_pages(), title))
+            result.status, result.chunks, result.pages = "indexed", len(chunks), doc.num_pages()
+            # A changed file: its new chunks are in; only now do the old ones go.
+            for rec in previous:
+                if rec.doc_id != doc_id:
+                    with self._swap:
+                        index.delete_doc(rec.doc_id)
+                    catalog.delete(rec.doc_id)
+                    result.status = "replaced"
         except CiteLoomError as exc:
             result.error = exc.to_dict()
         except Exception as exc:  # one bad file must never stop the batch
@@ -312,27 +389,144 @@ class CiteLoom:
             result.seconds = round(time.perf_counter() - t0, 3)
         return result
 
-    @staticmethod
-    def _is_complete(index: Index, doc_id: str) -> bool:
-        have = index.count(doc_id)
-        if not have:
-            return False
-        sample = index.scroll(doc_id, limit=1)
-        return bool(sample) and sample[0].payload.get("doc_chunk_count") == have
+    def _chunks(self, doc: DoclingDocument, path: Path,
+                project: ProjectConfig) -> tuple[list[Chunk], str]:
+        from .chunk import document_title, pdf_metadata_title
+
+        chunks = self.chunker(project).chunk(doc)
+        if not chunks:
+            raise InvalidInput(f"{path.name}: no text found",
+                               "the file may be empty, or scanned with OCR disabled")
+        return chunks, document_title(doc, path.stem, pdf_metadata_title(path))
+
+    def _points(self, chunks: list[Chunk], project: ProjectConfig, doc_id: str,
+                content_hash: str, source: str, title: str) -> list[PointData]:
+        texts = [c.embed_text for c in chunks]
+        dense = self.dense(project.dense_model).embed(texts)
+        sparse = self.sparse().embed(texts)
+        return [
+            PointData(
+                id=chunk_id(doc_id, c.index, project.dense_model),
+                dense=dense[i].tolist(),
+                sparse=sparse[i],
+                payload={
+                    "project_id": project.name,
+                    "doc_id": doc_id,
+                    "citekey": None,
+                    "title": title,
+                    "authors": [],
+                    "year": None,
+                    "doi": None,
+                    "tags": [],
+                    "collections": [],
+                    "zotero_key": None,
+                    "source_path": source,
+                    "section_path": c.section_path,
+                    "section_prefixes": section_prefixes(c.heading_chain),
+                    "heading_chain": c.heading_chain,
+                    "page_start": c.page_start,
+                    "page_end": c.page_end,
+                    "chunk_index": c.index,
+                    "doc_chunk_count": len(chunks),
+                    "chunk_text": c.text,
+                    "content_hash": content_hash,
+                    "language": None,
+                    "item_labels": c.item_labels,
+                    "embed_model": project.dense_model,
+                },
+            )
+            for i, c in enumerate(chunks)
+        ]
+
+    def _prune(self, roots: list[Path], index: Index, catalog: Catalog,
+               progress: ProgressFn | None) -> list[FileResult]:
+        """Remove documents whose file, under one of ``roots``, no longer exists."""
+        resolved = [str(Path(r).expanduser().resolve()) for r in roots]
+        out = []
+        for rec in catalog.all():
+            under = any(rec.source_path == r or rec.source_path.startswith(r.rstrip("/") + "/")
+                        for r in resolved)
+            if under and not Path(rec.source_path).exists():
+                with self._swap:
+                    index.delete_doc(rec.doc_id)
+                catalog.delete(rec.doc_id)
+                res = FileResult(rec.source_path, "removed", doc_id=rec.doc_id, chunks=rec.chunks)
+                out.append(res)
+                if progress:
+                    progress("file", res)
+        return out
+
+    # -- migration -------------------------------------------------------------------------
+    def reindex(self, project_name: str | None, progress: ProgressFn | None = None
+                ) -> IngestReport:
+        """Rebuild a project's index with its configured models and chunking, from the
+        cached conversions, in a new generation; swap it in when complete. Queries keep
+        answering from the old generation until then."""
+        project = self.settings.project(project_name)
+        store = self.store(project)
+        old = self.index(project.name)
+        catalog = self.catalog(project.name)
+        new = store.new_generation(project.name)
+        new.ensure(self.model_lock(project), self.index_params(project))
+        report = IngestReport(project.name)
+        started = time.perf_counter()
+        records = catalog.all()
+        if progress:
+            progress(f"start:{len(records)}", None)
+        try:
+            for rec in records:
+                t0 = time.perf_counter()
+                res = FileResult(rec.source_path, "failed", doc_id=rec.doc_id)
+                try:
+                    path = Path(rec.source_path)
+                    if not self._cache_path(rec.content_hash).is_file() and (
+                            not path.is_file() or file_sha256(path) != rec.content_hash):
+                        raise SourceNotFound(f"{path} is gone or changed, and its conversion "
+                                             "is not cached", "re-ingest it after the reindex")
+                    doc = self.convert(path, project, rec.content_hash)
+                    chunks, title = self._chunks(doc, path, project)
+                    new.upsert(self._points(chunks, project, rec.doc_id, rec.content_hash,
+                                            rec.source_path, title))
+                    rec.chunks, rec.title = len(chunks), title
+                    res.status, res.chunks, res.pages = "indexed", len(chunks), rec.pages
+                except CiteLoomError as exc:
+                    res.error = exc.to_dict()
+                res.seconds = round(time.perf_counter() - t0, 3)
+                report.files.append(res)
+                if progress:
+                    progress("file", res)
+        except BaseException:
+            store.drop(project.name, new)
+            raise
+        with self._swap:
+            store.promote(project.name, new)
+            self._indexes[project.name] = new
+            old.close()
+        for rec, res in zip(records, report.files, strict=True):
+            if res.status == "indexed":
+                catalog.put(rec)
+            else:
+                catalog.delete(rec.doc_id)
+        report.seconds = time.perf_counter() - started
+        return report
 
     # -- query --------------------------------------------------------------------------
     def query(self, project_name: str | None, text: str, *, mode: Mode = "hybrid",
               top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+              group_by_doc: bool = False, include_references: bool = False,
               max_chars: int = 600) -> QueryResult:
+        """Search a project. Reference-list chunks are left out unless asked for: they
+        match every topic a paper cites and crowd out the passages that say something."""
         t0 = time.perf_counter()
         if not text or not text.strip():
             raise InvalidInput("the query text is empty", "ask a question or give keywords")
         if not 1 <= top_k <= 50:
             raise InvalidInput(f"top_k must be between 1 and 50, not {top_k}", "pick 1-50")
         if mode not in ("dense", "sparse", "hybrid"):
-            raise InvalidInput(f"mode must be dense, sparse or hybrid, not {mode!r}", "")
+            raise InvalidInput(f"mode must be dense, sparse or hybrid, not {mode!r}",
+                               "use hybrid unless you need exact terms (sparse)")
         if fusion not in ("rrf", "dbsf"):
-            raise InvalidInput(f"fusion must be rrf or dbsf, not {fusion!r}", "")
+            raise InvalidInput(f"fusion must be rrf or dbsf, not {fusion!r}", "use rrf")
         project = self.settings.project(project_name, create=True)
         index = self.index(project.name)
         lock = index.lock() or self.model_lock(project)
@@ -340,60 +534,131 @@ class CiteLoom:
         dense = self.dense(lock.dense_model).embed_query(text) if mode != "sparse" else None
         sparse = self.sparse().embed_query(text) if mode != "dense" else None
         t2 = time.perf_counter()
-        hits = index.search(dense=dense, sparse=sparse, mode=mode, limit=top_k, flt=flt,
-                            fusion=fusion, rrf_k=project.rrf_k)
+        limit = min(top_k * 5, 250) if group_by_doc else top_k
+        if not include_references:
+            flt = dataclasses.replace(flt) if flt else SearchFilter()
+            flt.exclude_labels = sorted({*flt.exclude_labels, "reference"})
+        with self._swap:
+            hits = self.index(project.name).search(
+                dense=dense, sparse=sparse, mode=mode, limit=limit, flt=flt, fusion=fusion,
+                rrf_k=project.rrf_k, prefetch=project.prefetch)
+        if group_by_doc:
+            hits = best_per_doc(hits)[:top_k]
         t3 = time.perf_counter()
-        passages = [self._passage(rank, h, max_chars) for rank, h in enumerate(hits, 1)]
         return QueryResult(
             project=project.name,
             query=text,
             mode=mode,
             fusion=fusion if mode == "hybrid" else None,
             models={"dense": lock.dense_model, "sparse": lock.sparse_model},
-            hits=passages,
+            hits=[passage(rank, h, max_chars) for rank, h in enumerate(hits, 1)],
             timings_ms={"open": round((t1 - t0) * 1000, 2), "embed": round((t2 - t1) * 1000, 2),
                         "search": round((t3 - t2) * 1000, 2),
                         "total": round((time.perf_counter() - t0) * 1000, 2)},
             correlation_id=uuid.uuid4().hex[:12],
         )
 
-    @staticmethod
-    def _passage(rank: int, hit: Any, max_chars: int) -> Passage:
-        p = hit.payload
-        text = p.get("chunk_text", "")
-        if len(text) > max_chars:
-            text = text[:max_chars].rsplit(" ", 1)[0] + " …"
-        return Passage(
-            rank=rank,
-            score=round(hit.score, 6),
-            citekey=p.get("citekey"),
-            title=p.get("title", ""),
-            authors=p.get("authors") or [],
-            year=p.get("year"),
-            page_start=p.get("page_start"),
-            page_end=p.get("page_end"),
-            section_path=p.get("section_path", ""),
-            text=text,
-            doc_id=p.get("doc_id", ""),
-            chunk_id=hit.id,
-            source_path=p.get("source_path", ""),
-            item_labels=p.get("item_labels") or [],
-        )
+    def similar(self, project_name: str | None, chunk_ids: list[str],
+                negative_ids: list[str] | None = None, top_k: int = 10,
+                flt: SearchFilter | None = None, max_chars: int = 600) -> list[Passage]:
+        """Passages like the given chunks (and unlike ``negative_ids``)."""
+        if not chunk_ids:
+            raise InvalidInput("no chunk id given", "take chunk ids from a query answer")
+        if not 1 <= top_k <= 50:
+            raise InvalidInput(f"top_k must be between 1 and 50, not {top_k}", "pick 1-50")
+        project = self.settings.project(project_name, create=True)
+        with self._swap:
+            hits = self.index(project.name).recommend(chunk_ids, negative_ids or [], top_k, flt)
+        return [passage(rank, h, max_chars) for rank, h in enumerate(hits, 1)]
 
     # -- projects -------------------------------------------------------------------------
     def list_projects(self) -> list[dict[str, Any]]:
-        names = set(self.settings.projects)
-        if self.settings.index_dir.is_dir():
-            names |= {p.name for p in self.settings.index_dir.iterdir() if (p / "shard").is_dir()}
+        from .index import EdgeStore
+
+        names = set(self.settings.projects) | set(EdgeStore(self.settings.index_dir).projects())
         out = []
         for name in sorted(names):
-            shard = self.settings.index_dir / name / "shard"
-            entry: dict[str, Any] = {"project": name, "indexed": shard.is_dir(),
+            project = self.settings.project(name, create=True)
+            entry: dict[str, Any] = {"project": name, "backend": project.backend,
                                      "configured": name in self.settings.projects}
-            if shard.is_dir():
+            try:
                 idx = self.index(name)
                 lock = idx.lock()
-                entry["chunks"] = idx.count()
-                entry["model_lock"] = lock.__dict__ if lock else None
+                entry.update(indexed=lock is not None, chunks=idx.count(),
+                             documents=len(self.catalog(name)),
+                             model_lock=lock.to_dict() if lock else None)
+            except CiteLoomError as exc:
+                entry.update(indexed=False, status=exc.code)
             out.append(entry)
         return out
+
+    def inspect(self, project_name: str | None, sample: int = 3) -> dict[str, Any]:
+        project = self.settings.project(project_name)
+        index = self.index(project.name)
+        lock = index.lock()
+        catalog = self.catalog(project.name)
+        stale, missing = [], []
+        for rec in catalog.all():
+            p = Path(rec.source_path)
+            if not p.exists():
+                missing.append(rec.source_path)
+            else:
+                st = p.stat()
+                if (st.st_size, st.st_mtime_ns) != (rec.size, rec.mtime_ns):
+                    stale.append(rec.source_path)
+        wanted = self.model_lock(project)
+        samples = []
+        for h in index.scroll(batch=max(1, sample)):
+            samples.append({"id": h.id, **{k: v for k, v in h.payload.items()
+                                           if k != "chunk_text"},
+                            "chunk_text": h.payload.get("chunk_text", "")[:200]})
+            if len(samples) >= sample:
+                break
+        return {
+            "project": project.name,
+            "backend": project.backend,
+            "generation": index.generation,
+            "chunks": index.count(),
+            "documents": len(catalog),
+            "model_lock": lock.to_dict() if lock else None,
+            "config_matches_lock": lock is None or lock == wanted,
+            "payload_indexes": index.payload_indexes(),
+            "stale_documents": stale,
+            "missing_documents": missing,
+            "sample": samples,
+        }
+
+
+def best_per_doc(hits: list[Hit]) -> list[Hit]:
+    """Keep the best-scoring passage of each document, in rank order."""
+    seen: set[str] = set()
+    out = []
+    for h in hits:
+        doc = h.payload.get("doc_id", h.id)
+        if doc not in seen:
+            seen.add(doc)
+            out.append(h)
+    return out
+
+
+def passage(rank: int, hit: Hit, max_chars: int) -> Passage:
+    p = hit.payload
+    text = p.get("chunk_text", "")
+    if len(text) > max_chars:
+        text = text[:max_chars].rsplit(" ", 1)[0] + " …"
+    return Passage(
+        rank=rank,
+        score=round(hit.score, 6),
+        citekey=p.get("citekey"),
+        title=p.get("title", ""),
+        authors=p.get("authors") or [],
+        year=p.get("year"),
+        page_start=p.get("page_start"),
+        page_end=p.get("page_end"),
+        section_path=p.get("section_path", ""),
+        text=text,
+        doc_id=p.get("doc_id", ""),
+        chunk_id=hit.id,
+        source_path=p.get("source_path", ""),
+        item_labels=p.get("item_labels") or [],
+    )

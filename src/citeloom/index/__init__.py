@@ -1,10 +1,11 @@
-"""Per-project indexes behind one interface: ``edge`` (embedded Qdrant Edge shard, the
+"""Per-project indexes behind one interface: ``edge`` (embedded Qdrant Edge shards, the
 default) and ``server`` (a Qdrant server or cluster through qdrant-client)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import ConfigError
 from .base import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -12,28 +13,47 @@ from .base import (
     Fusion,
     Hit,
     Index,
+    IndexParams,
     Mode,
     ModelLock,
     PointData,
     SearchFilter,
+    Store,
 )
-from .edge import EdgeIndex
+from .edge import EdgeIndex, EdgeStore
 
 __all__ = [
     "INTEGER_FIELDS",
     "KEYWORD_FIELDS",
     "TEXT_FIELDS",
     "EdgeIndex",
+    "EdgeStore",
     "Fusion",
     "Hit",
     "Index",
+    "IndexParams",
     "Mode",
     "ModelLock",
     "PointData",
     "SearchFilter",
-    "open_index",
+    "Store",
+    "make_store",
 ]
 
 
-def open_index(index_dir: Path, project: str, *, create: bool = False) -> Index:
-    return EdgeIndex(index_dir, project, create=create)
+def make_store(backend: str, index_dir: Path, qdrant_url: str | None = None,
+               qdrant_api_key: str | None = None) -> Store:
+    """The store for a backend. ``QDRANT_URL=file:///some/dir`` selects qdrant-client's
+    local mode (brute force: for tests and small experiments, not for a library)."""
+    if backend == "edge":
+        return EdgeStore(index_dir)
+    if backend == "server":
+        from .server import ServerStore
+
+        if not qdrant_url:
+            raise ConfigError("backend = \"server\" needs a Qdrant URL",
+                              "set QDRANT_URL (and QDRANT_API_KEY), or use backend = \"edge\"")
+        if qdrant_url.startswith("file://"):
+            return ServerStore(path=qdrant_url.removeprefix("file://"))
+        return ServerStore(url=qdrant_url, api_key=qdrant_api_key)
+    raise ConfigError(f"unknown backend {backend!r}", "use \"edge\" or \"server\"")

@@ -1,8 +1,11 @@
 """What every index backend provides, and the types that cross the boundary.
 
-An index is one project's store: named vectors ``dense`` (Cosine) and ``sparse`` (BM25 term
-weights with the IDF modifier), payload indexes on the fields filters use, and a model lock
-that refuses writes made with other models or chunk settings.
+A project's index is a *generation*: named vectors ``dense`` (Cosine) and ``sparse`` (BM25
+term weights, IDF modifier), payload indexes on the fields filters use, and a model lock
+that refuses writes made with other models or chunk settings. A ``Store`` holds the
+generations of all projects and says which one is current; a migration builds a new
+generation beside the current one and promotes it in one atomic step, so queries never see
+a half-built index.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ import json
 import os
 import tempfile
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,15 +24,16 @@ from ..errors import EmbeddingMismatch
 
 Mode = Literal["dense", "sparse", "hybrid"]
 Fusion = Literal["rrf", "dbsf"]
-LOCK_FILE = "model_lock.json"
-KEYWORD_FIELDS = ("project_id", "doc_id", "citekey", "tags", "zotero_key", "source_path")
+# The design's six, plus the fields the other filters use.
+KEYWORD_FIELDS = ("project_id", "doc_id", "citekey", "tags", "zotero_key", "source_path",
+                  "authors", "collections", "item_labels", "section_prefixes")
 INTEGER_FIELDS = ("year", "page_start")
 TEXT_FIELDS = ("chunk_text",)
 
 
 @dataclass(frozen=True)
 class ModelLock:
-    """What an index is bound to at its first write; every later write must match."""
+    """What a generation is bound to at creation; every write must match it."""
 
     dense_model: str
     dense_dim: int
@@ -39,6 +44,18 @@ class ModelLock:
     def describe(self) -> str:
         return (f"dense={self.dense_model} ({self.dense_dim}d), sparse={self.sparse_model}, "
                 f"chunk_max_tokens={self.chunk_max_tokens}, chunker={self.chunker}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class IndexParams:
+    """HNSW and quantization settings of a generation (defaults: Qdrant's own)."""
+
+    hnsw_m: int = 16
+    hnsw_ef_construct: int = 100
+    quantization: Literal["none", "int8"] = "none"
 
 
 @dataclass
@@ -64,27 +81,46 @@ class SearchFilter:
     citekeys: list[str] = field(default_factory=list)
     year_from: int | None = None
     year_to: int | None = None
+    tags_any: list[str] = field(default_factory=list)
+    tags_all: list[str] = field(default_factory=list)
+    authors: list[str] = field(default_factory=list)
+    collections: list[str] = field(default_factory=list)
+    section_prefix: str | None = None
+    include_labels: list[str] = field(default_factory=list)
     exclude_labels: list[str] = field(default_factory=list)
+    exclude_ids: list[str] = field(default_factory=list)
 
     def is_empty(self) -> bool:
-        return not (self.doc_ids or self.citekeys or self.exclude_labels
-                    or self.year_from is not None or self.year_to is not None)
+        return not any(v not in (None, [], "") for v in asdict(self).values())
+
+
+def atomic_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=2)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 class Index(ABC):
-    """One project's index."""
+    """One generation of one project's index."""
 
     project: str
+    generation: str
 
     @abstractmethod
-    def lock(self) -> ModelLock | None: ...
+    def lock(self) -> ModelLock | None:
+        """The model lock, or None for a generation never written to."""
 
     @abstractmethod
-    def ensure(self, lock: ModelLock) -> None:
-        """Create the index bound to ``lock``, or check that it is already bound to it."""
+    def ensure(self, lock: ModelLock, params: IndexParams | None = None) -> None:
+        """Create the generation bound to ``lock``, or check that it is bound to it."""
 
     @abstractmethod
-    def upsert(self, points: list[PointData]) -> None: ...
+    def upsert(self, points: list[PointData]) -> None:
+        """Write points durably, all of them or none."""
 
     @abstractmethod
     def delete_doc(self, doc_id: str) -> None: ...
@@ -98,7 +134,21 @@ class Index(ABC):
                rrf_k: int = 60, prefetch: int = 100) -> list[Hit]: ...
 
     @abstractmethod
-    def scroll(self, doc_id: str | None = None, limit: int = 10_000) -> list[Hit]: ...
+    def recommend(self, positive: list[str], negative: list[str], limit: int,
+                  flt: SearchFilter | None = None) -> list[Hit]:
+        """Chunks most like the ``positive`` chunk ids and unlike the ``negative`` ones."""
+
+    @abstractmethod
+    def scroll(self, doc_id: str | None = None, batch: int = 1000,
+               fields: list[str] | None = None) -> Iterator[Hit]:
+        """Every point (of one document), payload only, in pages of ``batch``."""
+
+    @abstractmethod
+    def retrieve(self, ids: list[str]) -> list[Hit]: ...
+
+    @abstractmethod
+    def payload_indexes(self) -> dict[str, str]:
+        """Indexed payload field -> its type (keyword, integer, text)."""
 
     @abstractmethod
     def close(self) -> None: ...
@@ -114,12 +164,68 @@ class Index(ABC):
             )
 
 
-def atomic_json(path: Path, data: dict) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+class Store(ABC):
+    """All projects of one backend, and which generation of each is current."""
+
+    @abstractmethod
+    def projects(self) -> list[str]: ...
+
+    @abstractmethod
+    def open(self, project: str, *, create: bool = False) -> Index:
+        """The current generation; with ``create``, a first (empty) one if there is none.
+        Raises InvalidProject when the project has no index and ``create`` is false."""
+
+    @abstractmethod
+    def new_generation(self, project: str) -> Index:
+        """An empty generation beside the current one; not visible to queries yet."""
+
+    @abstractmethod
+    def promote(self, project: str, index: Index) -> None:
+        """Make ``index`` the current generation in one atomic step; drop the old one."""
+
+    @abstractmethod
+    def drop(self, project: str, index: Index) -> None:
+        """Remove a generation that was never promoted (an aborted migration)."""
+
+    @abstractmethod
+    def current_generation(self, project: str) -> str | None:
+        """Name of the current generation, or None for a project with no index."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections; indexes opened from this store are closed by their owner."""
 
 
+@dataclass(frozen=True)
+class FilterDialect:
+    """How one backend spells the five filter primitives ``build_filter`` needs."""
+
+    any_of: Any  # (key, values) -> condition
+    equals: Any  # (key, value) -> condition
+    between: Any  # (key, gte, lte) -> condition
+    has_id: Any  # (ids) -> condition
+    combine: Any  # (must, must_not) -> filter
+
+
+def build_filter(flt: SearchFilter | None, d: FilterDialect) -> Any:
+    """Translate a SearchFilter into the backend's filter, or None for no restriction."""
+    if flt is None or flt.is_empty():
+        return None
+    must: list[Any] = []
+    must_not: list[Any] = []
+    for key, values in (("doc_id", flt.doc_ids), ("citekey", flt.citekeys),
+                        ("tags", flt.tags_any), ("authors", flt.authors),
+                        ("collections", flt.collections), ("item_labels", flt.include_labels)):
+        if values:
+            must.append(d.any_of(key, list(values)))
+    must.extend(d.equals("tags", t) for t in flt.tags_all)
+    if flt.year_from is not None or flt.year_to is not None:
+        must.append(d.between("year", flt.year_from, flt.year_to))
+    if flt.section_prefix:
+        # section_prefixes holds every heading-boundary prefix of the chunk's section path.
+        must.append(d.equals("section_prefixes", flt.section_prefix.strip()))
+    if flt.exclude_labels:
+        must_not.append(d.any_of("item_labels", list(flt.exclude_labels)))
+    if flt.exclude_ids:
+        must_not.append(d.has_id(list(flt.exclude_ids)))
+    return d.combine(must or None, must_not or None)

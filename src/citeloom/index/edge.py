@@ -1,11 +1,19 @@
-"""The embedded default backend: a Qdrant Edge shard in a folder per project
-(``<index_dir>/<project>/shard``), its model lock a JSON sidecar written atomically beside it.
-Edge has no collection metadata and no aliases, hence the sidecar.
+"""The embedded default backend: Qdrant Edge shards in a folder per project.
+
+    <index_dir>/<project>/CURRENT           name of the current generation (atomic write)
+    <index_dir>/<project>/g0001/shard/      the Edge shard (WAL, segments)
+    <index_dir>/<project>/g0001/model_lock.json
+
+Edge has no collection metadata and no aliases: the model lock is a sidecar written
+atomically once the shard and its payload indexes exist, and a migration swaps generations
+by rewriting CURRENT. The shard's WAL takes an exclusive lock: one process at a time.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,44 +22,63 @@ from ..errors import IndexUnavailable, InvalidProject
 from .base import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
-    LOCK_FILE,
     TEXT_FIELDS,
+    FilterDialect,
     Fusion,
     Hit,
     Index,
+    IndexParams,
     Mode,
     ModelLock,
     PointData,
     SearchFilter,
+    Store,
     atomic_json,
+    build_filter,
 )
+
+LOCK_FILE = "model_lock.json"
+CURRENT = "CURRENT"
+
+
+def _dialect() -> FilterDialect:
+    import qdrant_edge as q
+
+    return FilterDialect(
+        any_of=lambda key, values: q.FieldCondition(key=key, match=q.MatchAny(values)),
+        equals=lambda key, value: q.FieldCondition(key=key, match=q.MatchValue(value)),
+        between=lambda key, lo, hi: q.FieldCondition(key=key, range=q.RangeFloat(gte=lo, lte=hi)),
+        has_id=lambda ids: q.HasIdCondition(set(ids)),
+        combine=lambda must, must_not: q.Filter(must=must, must_not=must_not),
+    )
 
 
 class EdgeIndex(Index):
-    """A Qdrant Edge shard under ``<index_dir>/<project>/shard``."""
+    """One generation: a Qdrant Edge shard and its model lock."""
 
-    def __init__(self, index_dir: Path, project: str, *, create: bool = False) -> None:
+    def __init__(self, root: Path, project: str, generation: str) -> None:
         self.project = project
-        self.root = index_dir / project
-        self.shard_dir = self.root / "shard"
+        self.generation = generation
+        self.root = root
+        self.shard_dir = root / "shard"
         self._shard: Any = None
-        if not self.shard_dir.exists() and not create:
-            raise InvalidProject(
-                f"project {project!r} has no index yet under {index_dir}",
-                f"ingest into it first: `citeloom ingest PATH --project {project}`",
-            )
 
-    # -- lifecycle ---------------------------------------------------------------------
     def lock(self) -> ModelLock | None:
         path = self.root / LOCK_FILE
         if not path.is_file():
             return None
-        return ModelLock(**json.loads(path.read_text()))
+        data = json.loads(path.read_text())
+        data.pop("params", None)
+        return ModelLock(**data)
 
     def _open(self) -> Any:
         if self._shard is None:
             from qdrant_edge import EdgeShard
 
+            if not self.shard_dir.is_dir():
+                raise InvalidProject(f"project {self.project!r} has no index yet",
+                                     f"ingest into it first: `citeloom ingest PATH "
+                                     f"--project {self.project}`")
             try:
                 self._shard = EdgeShard.load(str(self.shard_dir))
             except Exception as exc:  # the Rust side raises plain exceptions
@@ -62,40 +89,35 @@ class EdgeIndex(Index):
                 ) from None
         return self._shard
 
-    def ensure(self, lock: ModelLock) -> None:
-        from qdrant_edge import (
-            Distance,
-            EdgeConfig,
-            EdgeShard,
-            EdgeSparseVectorParams,
-            EdgeVectorParams,
-            Modifier,
-            PayloadSchemaType,
-            UpdateOperation,
-        )
+    def ensure(self, lock: ModelLock, params: IndexParams | None = None) -> None:
+        import qdrant_edge as q
 
         self.check_lock(lock)
-        if self.shard_dir.exists() and self.lock() is not None:
+        if self.lock() is not None:
             self._open()
             return
+        params = params or IndexParams()
         self.root.mkdir(parents=True, exist_ok=True)
-        config = EdgeConfig(
-            vectors={"dense": EdgeVectorParams(size=lock.dense_dim, distance=Distance.Cosine)},
-            sparse_vectors={"sparse": EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        quant = (q.ScalarQuantizationConfig(type=q.ScalarType.Int8, quantile=0.99)
+                 if params.quantization == "int8" else None)
+        config = q.EdgeConfig(
+            vectors={"dense": q.EdgeVectorParams(size=lock.dense_dim, distance=q.Distance.Cosine,
+                                                 quantization_config=quant)},
+            sparse_vectors={"sparse": q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+            hnsw_config=q.HnswIndexConfig(m=params.hnsw_m, ef_construct=params.hnsw_ef_construct,
+                                          full_scan_threshold=10_000),
         )
-        if self.shard_dir.exists():  # created earlier but the lock was never written
-            self._shard = EdgeShard.load(str(self.shard_dir), config)
-        else:
-            self._shard = EdgeShard.create(str(self.shard_dir), config)
-        for name in KEYWORD_FIELDS:
-            self._shard.update(UpdateOperation.create_field_index(name, PayloadSchemaType.Keyword))
-        for name in INTEGER_FIELDS:
-            self._shard.update(UpdateOperation.create_field_index(name, PayloadSchemaType.Integer))
-        for name in TEXT_FIELDS:
-            self._shard.update(UpdateOperation.create_field_index(name, PayloadSchemaType.Text))
+        if self.shard_dir.exists():  # created before, but the lock was never written
+            shutil.rmtree(self.shard_dir)
+        self._shard = q.EdgeShard.create(str(self.shard_dir), config)
+        schema = ([(n, q.PayloadSchemaType.Keyword) for n in KEYWORD_FIELDS]
+                  + [(n, q.PayloadSchemaType.Integer) for n in INTEGER_FIELDS]
+                  + [(n, q.PayloadSchemaType.Text) for n in TEXT_FIELDS])
+        for name, kind in schema:
+            self._shard.update(q.UpdateOperation.create_field_index(name, kind))
         self._shard.flush()
-        # The lock is written last: a shard without one was never written to.
-        atomic_json(self.root / LOCK_FILE, lock.__dict__)
+        # Written last: a generation without a lock was never written to, and is rebuilt.
+        atomic_json(self.root / LOCK_FILE, {**lock.to_dict(), "params": params.__dict__})
 
     def close(self) -> None:
         if self._shard is not None:
@@ -103,91 +125,171 @@ class EdgeIndex(Index):
             self._shard.close()
             self._shard = None
 
-    # -- writes --------------------------------------------------------------------------
     def upsert(self, points: list[PointData]) -> None:
-        from qdrant_edge import Point, SparseVector, UpdateOperation
+        import qdrant_edge as q
 
         shard = self._open()
-        batch = [
-            Point(
-                p.id,
-                {"dense": p.dense, "sparse": SparseVector(p.sparse.indices, p.sparse.values)},
-                p.payload,
-            )
-            for p in points
-        ]
-        shard.update(UpdateOperation.upsert_points(batch))
+        batch = [q.Point(p.id, {"dense": p.dense,
+                                "sparse": q.SparseVector(p.sparse.indices, p.sparse.values)},
+                         p.payload) for p in points]
+        # One operation: the WAL applies it whole or, after a crash, not at all.
+        shard.update(q.UpdateOperation.upsert_points(batch))
         shard.flush()
 
     def delete_doc(self, doc_id: str) -> None:
-        from qdrant_edge import UpdateOperation
+        import qdrant_edge as q
 
         shard = self._open()
-        shard.update(UpdateOperation.delete_points_by_filter(self._doc_filter(doc_id)))
+        shard.update(q.UpdateOperation.delete_points_by_filter(
+            build_filter(SearchFilter(doc_ids=[doc_id]), _dialect())))
         shard.flush()
 
-    # -- reads ---------------------------------------------------------------------------
-    @staticmethod
-    def _doc_filter(doc_id: str) -> Any:
-        from qdrant_edge import FieldCondition, Filter, MatchValue
-
-        return Filter(must=[FieldCondition(key="doc_id", match=MatchValue(doc_id))])
-
     def count(self, doc_id: str | None = None) -> int:
-        from qdrant_edge import CountRequest
+        import qdrant_edge as q
 
-        flt = self._doc_filter(doc_id) if doc_id else None
-        return self._open().count(CountRequest(filter=flt, exact=True))
-
-    @staticmethod
-    def _filter(flt: SearchFilter | None) -> Any:
-        from qdrant_edge import FieldCondition, Filter, MatchAny, RangeFloat
-
-        if flt is None or flt.is_empty():
-            return None
-        must: list[Any] = []
-        if flt.doc_ids:
-            must.append(FieldCondition(key="doc_id", match=MatchAny(flt.doc_ids)))
-        if flt.citekeys:
-            must.append(FieldCondition(key="citekey", match=MatchAny(flt.citekeys)))
-        if flt.year_from is not None or flt.year_to is not None:
-            must.append(FieldCondition(key="year", range=RangeFloat(gte=flt.year_from,
-                                                                   lte=flt.year_to)))
-        must_not = ([FieldCondition(key="item_labels", match=MatchAny(flt.exclude_labels))]
-                    if flt.exclude_labels else None)
-        return Filter(must=must or None, must_not=must_not)
+        flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
+        return self._open().count(q.CountRequest(filter=flt, exact=True))
 
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
                limit: int, flt: SearchFilter | None = None, fusion: Fusion = "rrf",
                rrf_k: int = 60, prefetch: int = 100) -> list[Hit]:
-        from qdrant_edge import Fusion as EdgeFusion
-        from qdrant_edge import Prefetch, Query, QueryRequest, SparseVector
+        import qdrant_edge as q
 
-        f = self._filter(flt)
-        dense_q = Query.Nearest(dense, using="dense") if dense is not None else None
-        sparse_q = (Query.Nearest(SparseVector(sparse.indices, sparse.values), using="sparse")
-                    if sparse is not None else None)
+        f = build_filter(flt, _dialect())
+        dense_q = q.Query.Nearest(dense, using="dense") if dense is not None else None
+        sparse_q = (q.Query.Nearest(q.SparseVector(sparse.indices, sparse.values),
+                                    using="sparse") if sparse is not None else None)
         if mode == "dense":
-            req = QueryRequest(limit=limit, query=dense_q, filter=f, with_payload=True)
+            req = q.QueryRequest(limit=limit, query=dense_q, filter=f, with_payload=True)
         elif mode == "sparse":
-            req = QueryRequest(limit=limit, query=sparse_q, filter=f, with_payload=True)
+            req = q.QueryRequest(limit=limit, query=sparse_q, filter=f, with_payload=True)
         else:
-            fuse = EdgeFusion.Rrf(k=rrf_k) if fusion == "rrf" else EdgeFusion.Dbsf()
-            req = QueryRequest(
-                limit=limit,
-                prefetches=[Prefetch(limit=max(prefetch, limit), query=dense_q, filter=f),
-                            Prefetch(limit=max(prefetch, limit), query=sparse_q, filter=f)],
-                query=fuse,
-                filter=f,
-                with_payload=True,
-            )
+            depth = max(prefetch, limit)
+            fuse = q.Fusion.Rrf(k=rrf_k) if fusion == "rrf" else q.Fusion.Dbsf()
+            req = q.QueryRequest(
+                limit=limit, query=fuse, filter=f, with_payload=True,
+                prefetches=[q.Prefetch(limit=depth, query=dense_q, filter=f),
+                            q.Prefetch(limit=depth, query=sparse_q, filter=f)])
         return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
                 for p in self._open().query(req)]
 
-    def scroll(self, doc_id: str | None = None, limit: int = 10_000) -> list[Hit]:
-        from qdrant_edge import ScrollRequest
+    def recommend(self, positive: list[str], negative: list[str], limit: int,
+                  flt: SearchFilter | None = None) -> list[Hit]:
+        import qdrant_edge as q
 
-        flt = self._doc_filter(doc_id) if doc_id else None
-        records, _next = self._open().scroll(
-            ScrollRequest(limit=limit, filter=flt, with_payload=True, with_vector=False))
-        return [Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records]
+        shard = self._open()
+        vecs = {str(r.id): r.vector["dense"]
+                for r in shard.retrieve(positive + negative, with_payload=False,
+                                        with_vector=["dense"])}
+        missing = [i for i in positive + negative if i not in vecs]
+        if missing:
+            raise InvalidProject(f"unknown chunk id(s): {', '.join(missing)}",
+                                 "take chunk ids from a query answer")
+        flt = flt or SearchFilter()
+        flt.exclude_ids = list({*flt.exclude_ids, *positive, *negative})
+        rq = q.RecommendQuery(positives=[vecs[i] for i in positive],
+                              negatives=[vecs[i] for i in negative])
+        req = q.QueryRequest(limit=limit, query=q.Query.RecommendBestScore(rq, using="dense"),
+                             filter=build_filter(flt, _dialect()), with_payload=True)
+        return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in shard.query(req)]
+
+    def scroll(self, doc_id: str | None = None, batch: int = 1000,
+               fields: list[str] | None = None) -> Iterator[Hit]:
+        import qdrant_edge as q
+
+        flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
+        offset = None
+        while True:
+            records, offset = self._open().scroll(q.ScrollRequest(
+                offset=offset, limit=batch, filter=flt,
+                with_payload=fields if fields is not None else True, with_vector=False))
+            yield from (Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records)
+            if offset is None:
+                return
+
+    def retrieve(self, ids: list[str]) -> list[Hit]:
+        return [Hit(str(r.id), 0.0, dict(r.payload or {}))
+                for r in self._open().retrieve(ids, with_payload=True, with_vector=False)]
+
+    def payload_indexes(self) -> dict[str, str]:
+        schema = self._open().info().payload_schema
+        return {k: str(v.data_type).rsplit(".", 1)[-1].lower() for k, v in schema.items()}
+
+
+class EdgeStore(Store):
+    """Projects as folders under ``index_dir``."""
+
+    def __init__(self, index_dir: Path) -> None:
+        self.index_dir = index_dir
+        # One handle per shard and process: the WAL lock refuses a second one.
+        self._open: dict[tuple[str, str], EdgeIndex] = {}
+
+    def _handle(self, project: str, gen: str) -> EdgeIndex:
+        key = (project, gen)
+        if key not in self._open:
+            self._open[key] = EdgeIndex(self.index_dir / project / gen, project, gen)
+        return self._open[key]
+
+    def projects(self) -> list[str]:
+        if not self.index_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.index_dir.iterdir() if (p / CURRENT).is_file())
+
+    def current_generation(self, project: str) -> str | None:
+        path = self.index_dir / project / CURRENT
+        return path.read_text().strip() if path.is_file() else None
+
+    def open(self, project: str, *, create: bool = False) -> Index:
+        gen = self.current_generation(project)
+        if gen is None:
+            if not create:
+                raise InvalidProject(
+                    f"project {project!r} has no index yet",
+                    f"ingest into it first: `citeloom ingest PATH --project {project}`")
+            gen = "g0001"
+            (self.index_dir / project).mkdir(parents=True, exist_ok=True)
+            _write_current(self.index_dir / project, gen)
+        return self._handle(project, gen)
+
+    def close(self) -> None:
+        for handle in self._open.values():
+            handle.close()
+        self._open.clear()
+
+    def new_generation(self, project: str) -> Index:
+        root = self.index_dir / project
+        current = self.current_generation(project)
+        for leftover in root.glob("g[0-9][0-9][0-9][0-9]"):  # from a crashed migration
+            if leftover.name != current and (project, leftover.name) not in self._open:
+                shutil.rmtree(leftover, ignore_errors=True)
+        taken = [int(p.name[1:]) for p in root.glob("g[0-9][0-9][0-9][0-9]")]
+        gen = f"g{max(taken, default=0) + 1:04d}"
+        return self._handle(project, gen)
+
+    def promote(self, project: str, index: Index) -> None:
+        root = self.index_dir / project
+        old = self.current_generation(project)
+        _write_current(root, index.generation)
+        if old and old != index.generation:
+            stale = self._open.pop((project, old), None)
+            if stale is not None:
+                stale.close()
+            shutil.rmtree(root / old, ignore_errors=True)
+
+    def drop(self, project: str, index: Index) -> None:
+        index.close()
+        if index.generation != self.current_generation(project):
+            self._open.pop((project, index.generation), None)
+            shutil.rmtree(self.index_dir / project / index.generation, ignore_errors=True)
+
+
+def _write_current(root: Path, generation: str) -> None:
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(dir=root, prefix=".CURRENT.")
+    with os.fdopen(fd, "w") as f:
+        f.write(generation + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, root / CURRENT)

@@ -1,0 +1,268 @@
+"""A Qdrant server or cluster through qdrant-client (``QDRANT_URL``, ``QDRANT_API_KEY``).
+
+    alias       citeloom__<project>           what queries use
+    collection  citeloom__<project>__g0001    one generation; model lock in its metadata
+
+A migration creates the next collection and moves the alias in one request, so queries
+never see a half-built index. Tests run this backend against qdrant-client's local mode
+(``QdrantClient(path=...)``), which speaks the same client API.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+from ..embed import Sparse
+from ..errors import IndexUnavailable, InvalidProject
+from .base import (
+    INTEGER_FIELDS,
+    KEYWORD_FIELDS,
+    TEXT_FIELDS,
+    FilterDialect,
+    Fusion,
+    Hit,
+    Index,
+    IndexParams,
+    Mode,
+    ModelLock,
+    PointData,
+    SearchFilter,
+    Store,
+    build_filter,
+)
+
+PREFIX = "citeloom__"
+
+
+def _dialect() -> FilterDialect:
+    from qdrant_client import models as m
+
+    return FilterDialect(
+        any_of=lambda key, values: m.FieldCondition(key=key, match=m.MatchAny(any=values)),
+        equals=lambda key, value: m.FieldCondition(key=key, match=m.MatchValue(value=value)),
+        between=lambda key, lo, hi: m.FieldCondition(key=key, range=m.Range(gte=lo, lte=hi)),
+        has_id=lambda ids: m.HasIdCondition(has_id=ids),
+        combine=lambda must, must_not: m.Filter(must=must, must_not=must_not),
+    )
+
+
+def _hit(p: Any) -> Hit:
+    return Hit(str(p.id), float(getattr(p, "score", 0.0) or 0.0), dict(p.payload or {}))
+
+
+class ServerIndex(Index):
+    """One generation: a collection whose metadata holds the model lock."""
+
+    def __init__(self, client: Any, project: str, generation: str) -> None:
+        self.client = client
+        self.project = project
+        self.generation = generation
+        self.collection = f"{PREFIX}{project}__{generation}"
+
+    def lock(self) -> ModelLock | None:
+        if not self.client.collection_exists(self.collection):
+            return None
+        meta = self.client.get_collection(self.collection).config.metadata or {}
+        lock = meta.get("citeloom_lock")
+        return ModelLock(**lock) if lock else None
+
+    def ensure(self, lock: ModelLock, params: IndexParams | None = None) -> None:
+        from qdrant_client import models as m
+
+        self.check_lock(lock)
+        if self.lock() is not None:
+            return
+        params = params or IndexParams()
+        if self.client.collection_exists(self.collection):
+            self.client.delete_collection(self.collection)
+        quant = (m.ScalarQuantization(scalar=m.ScalarQuantizationConfig(
+            type=m.ScalarType.INT8, quantile=0.99)) if params.quantization == "int8" else None)
+        self.client.create_collection(
+            self.collection,
+            vectors_config={"dense": m.VectorParams(size=lock.dense_dim,
+                                                    distance=m.Distance.COSINE)},
+            sparse_vectors_config={"sparse": m.SparseVectorParams(modifier=m.Modifier.IDF)},
+            hnsw_config=m.HnswConfigDiff(m=params.hnsw_m, ef_construct=params.hnsw_ef_construct),
+            quantization_config=quant,
+            # The lock goes in with the collection itself: one request, nothing half-made.
+            metadata={"citeloom_lock": lock.to_dict(), "params": params.__dict__},
+        )
+        schema = ([(n, m.PayloadSchemaType.KEYWORD) for n in KEYWORD_FIELDS]
+                  + [(n, m.PayloadSchemaType.INTEGER) for n in INTEGER_FIELDS]
+                  + [(n, m.PayloadSchemaType.TEXT) for n in TEXT_FIELDS])
+        with warnings.catch_warnings():
+            # Local mode warns that it keeps no payload indexes; a server does keep them.
+            warnings.simplefilter("ignore", UserWarning)
+            for name, kind in schema:
+                self.client.create_payload_index(self.collection, name, field_schema=kind)
+
+    def close(self) -> None:
+        pass  # the client belongs to the store
+
+    def upsert(self, points: list[PointData]) -> None:
+        from qdrant_client import models as m
+
+        self.client.upsert(self.collection, wait=True, points=[
+            m.PointStruct(id=p.id, payload=p.payload, vector={
+                "dense": p.dense,
+                "sparse": m.SparseVector(indices=p.sparse.indices, values=p.sparse.values)})
+            for p in points])
+
+    def delete_doc(self, doc_id: str) -> None:
+        from qdrant_client import models as m
+
+        self.client.delete(self.collection, wait=True, points_selector=m.FilterSelector(
+            filter=build_filter(SearchFilter(doc_ids=[doc_id]), _dialect())))
+
+    def count(self, doc_id: str | None = None) -> int:
+        flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
+        return self.client.count(self.collection, count_filter=flt, exact=True).count
+
+    def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
+               limit: int, flt: SearchFilter | None = None, fusion: Fusion = "rrf",
+               rrf_k: int = 60, prefetch: int = 100) -> list[Hit]:
+        from qdrant_client import models as m
+
+        f = build_filter(flt, _dialect())
+        sparse_v = (m.SparseVector(indices=sparse.indices, values=sparse.values)
+                    if sparse is not None else None)
+        if mode == "dense":
+            res = self.client.query_points(self.collection, query=dense, using="dense",
+                                           query_filter=f, limit=limit, with_payload=True)
+        elif mode == "sparse":
+            res = self.client.query_points(self.collection, query=sparse_v, using="sparse",
+                                           query_filter=f, limit=limit, with_payload=True)
+        else:
+            depth = max(prefetch, limit)
+            fuse = (m.RrfQuery(rrf=m.Rrf(k=rrf_k)) if fusion == "rrf"
+                    else m.FusionQuery(fusion=m.Fusion.DBSF))
+            res = self.client.query_points(
+                self.collection, query=fuse, query_filter=f, limit=limit, with_payload=True,
+                prefetch=[m.Prefetch(query=dense, using="dense", limit=depth, filter=f),
+                          m.Prefetch(query=sparse_v, using="sparse", limit=depth, filter=f)])
+        return [_hit(p) for p in res.points]
+
+    def recommend(self, positive: list[str], negative: list[str], limit: int,
+                  flt: SearchFilter | None = None) -> list[Hit]:
+        from qdrant_client import models as m
+
+        found = {str(r.id) for r in self.client.retrieve(self.collection, positive + negative)}
+        missing = [i for i in positive + negative if i not in found]
+        if missing:
+            raise InvalidProject(f"unknown chunk id(s): {', '.join(missing)}",
+                                 "take chunk ids from a query answer")
+        res = self.client.query_points(
+            self.collection, using="dense", limit=limit, with_payload=True,
+            query=m.RecommendQuery(recommend=m.RecommendInput(
+                positive=positive, negative=negative or None,
+                strategy=m.RecommendStrategy.BEST_SCORE)),
+            query_filter=build_filter(flt, _dialect()))
+        return [_hit(p) for p in res.points]
+
+    def scroll(self, doc_id: str | None = None, batch: int = 1000,
+               fields: list[str] | None = None) -> Iterator[Hit]:
+        flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
+        offset = None
+        while True:
+            records, offset = self.client.scroll(
+                self.collection, scroll_filter=flt, limit=batch, offset=offset,
+                with_payload=fields if fields is not None else True, with_vectors=False)
+            yield from (_hit(r) for r in records)
+            if offset is None:
+                return
+
+    def retrieve(self, ids: list[str]) -> list[Hit]:
+        return [_hit(r) for r in self.client.retrieve(self.collection, ids, with_payload=True)]
+
+    def payload_indexes(self) -> dict[str, str]:
+        schema = self.client.get_collection(self.collection).payload_schema or {}
+        return {k: str(v.data_type.value if hasattr(v.data_type, "value") else v.data_type)
+                for k, v in schema.items()}
+
+
+class ServerStore(Store):
+    """Projects as aliases on a Qdrant server (or qdrant-client's local mode)."""
+
+    def __init__(self, url: str | None = None, api_key: str | None = None,
+                 path: str | None = None) -> None:
+        from qdrant_client import QdrantClient
+
+        try:
+            self.client = (QdrantClient(path=path) if path
+                           else QdrantClient(url=url, api_key=api_key, timeout=10))
+        except Exception as exc:
+            raise IndexUnavailable(f"cannot reach Qdrant: {type(exc).__name__}",
+                                   "check QDRANT_URL / QDRANT_API_KEY and that it is running"
+                                   ) from None
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _aliases(self) -> dict[str, str]:
+        try:
+            res = self.client.get_aliases()
+        except Exception as exc:
+            raise IndexUnavailable(f"Qdrant did not answer: {type(exc).__name__}",
+                                   "check QDRANT_URL / QDRANT_API_KEY and that it is running"
+                                   ) from None
+        return {a.alias_name: a.collection_name for a in res.aliases}
+
+    def projects(self) -> list[str]:
+        return sorted(a[len(PREFIX):] for a in self._aliases() if a.startswith(PREFIX))
+
+    def current_generation(self, project: str) -> str | None:
+        coll = self._aliases().get(PREFIX + project)
+        return coll.rsplit("__", 1)[-1] if coll else None
+
+    def open(self, project: str, *, create: bool = False) -> Index:
+        gen = self.current_generation(project)
+        if gen is None:
+            if not create:
+                raise InvalidProject(
+                    f"project {project!r} has no index yet",
+                    f"ingest into it first: `citeloom ingest PATH --project {project}`")
+            return _PendingFirst(self, project)
+        return ServerIndex(self.client, project, gen)
+
+    def new_generation(self, project: str) -> Index:
+        names = {c.name for c in self.client.get_collections().collections}
+        n = 1
+        while f"{PREFIX}{project}__g{n:04d}" in names:
+            n += 1
+        return ServerIndex(self.client, project, f"g{n:04d}")
+
+    def promote(self, project: str, index: Index) -> None:
+        from qdrant_client import models as m
+
+        assert isinstance(index, ServerIndex)
+        alias = PREFIX + project
+        old = self._aliases().get(alias)
+        ops: list[Any] = []
+        if old:
+            ops.append(m.DeleteAliasOperation(delete_alias=m.DeleteAlias(alias_name=alias)))
+        ops.append(m.CreateAliasOperation(create_alias=m.CreateAlias(
+            collection_name=index.collection, alias_name=alias)))
+        self.client.update_collection_aliases(change_aliases_operations=ops)
+        if old and old != index.collection:
+            self.client.delete_collection(old)
+
+    def drop(self, project: str, index: Index) -> None:
+        assert isinstance(index, ServerIndex)
+        if self._aliases().get(PREFIX + project) != index.collection:
+            self.client.delete_collection(index.collection)
+
+
+class _PendingFirst(ServerIndex):
+    """A project's first generation: created and given the alias on its first write."""
+
+    def __init__(self, store: ServerStore, project: str) -> None:
+        first = store.new_generation(project)
+        super().__init__(store.client, project, first.generation)
+        self._store = store
+
+    def ensure(self, lock: ModelLock, params: IndexParams | None = None) -> None:
+        super().ensure(lock, params)
+        if self._store.current_generation(self.project) is None:
+            self._store.promote(self.project, self)

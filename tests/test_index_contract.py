@@ -1,0 +1,174 @@
+"""One contract, two backends: the embedded Qdrant Edge store and the server store
+(qdrant-client's local mode standing in for a Qdrant server)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from citeloom.embed import SparseEmbedder
+from citeloom.errors import EmbeddingMismatch, InvalidProject
+from citeloom.index import (
+    INTEGER_FIELDS,
+    KEYWORD_FIELDS,
+    TEXT_FIELDS,
+    ModelLock,
+    PointData,
+    SearchFilter,
+    Store,
+    make_store,
+)
+
+LOCK = ModelLock("test/dense", 3, "Qdrant/bm25", 256)
+DOCS = [  # doc_id, year, tags, section, labels, text, dense
+    ("d1", 2019, ["ir", "fusion"], ["2 Methods", "2.1 Fusion"], ["text"],
+     "Hybrid retrieval fuses dense and sparse rankings.", [1, 0, 0]),
+    ("d1", 2019, ["ir"], ["2 Methods", "2.2 Calibration"], ["text"],
+     "Reciprocal rank fusion needs no score calibration.", [0.9, 0.1, 0]),
+    ("d2", 2021, ["ocr"], ["3 Results"], ["text", "table"],
+     "Tesseract recognises characters in scanned pages.", [0, 1, 0]),
+    ("d2", 2021, ["ocr", "fusion"], ["References"], ["reference"],
+     "[1] Smith J. A reference list entry about fusion.", [0.5, 0.5, 0.1]),
+]
+
+
+def pid(i: int) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_OID, f"point-{i}"))
+
+
+@pytest.fixture(params=["edge", "server"])
+def store(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
+    if request.param == "edge":
+        s = make_store("edge", tmp_path / "indexes")
+    else:
+        s = make_store("server", tmp_path / "indexes", qdrant_url=f"file://{tmp_path / 'q'}")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def index(store: Store):  # type: ignore[no-untyped-def]
+    idx = store.open("t", create=True)
+    idx.ensure(LOCK)
+    sparse = SparseEmbedder()
+    idx.upsert([
+        PointData(pid(i), dense, sparse.embed([text])[0], {
+            "doc_id": doc, "year": year, "tags": tags, "chunk_text": text,
+            "item_labels": labels, "section_path": " > ".join(sec),
+            "section_prefixes": [" > ".join(sec[: j + 1]) for j in range(len(sec))],
+            "authors": ["Smith, J"] if doc == "d1" else ["Doe, A"]})
+        for i, (doc, year, tags, sec, labels, text, dense) in enumerate(DOCS)
+    ])
+    yield idx
+    idx.close()
+
+
+def ids(hits) -> set[str]:  # type: ignore[no-untyped-def]
+    return {h.id for h in hits}
+
+
+def test_unknown_project_is_invalid(store: Store) -> None:
+    with pytest.raises(InvalidProject, match="ingest into it first"):
+        store.open("nope")
+
+
+def test_payload_indexes_exist(store: Store, index, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    if hasattr(store, "client"):
+        # qdrant-client's local mode accepts payload indexes but keeps none, so for the
+        # server backend the check is that each one is requested, with the right type.
+        asked: dict[str, str] = {}
+        monkeypatch.setattr(store.client, "create_payload_index",
+                            lambda coll, name, field_schema: asked.__setitem__(
+                                name, field_schema.value))
+        fresh = store.open("fresh", create=True)
+        fresh.ensure(LOCK)
+        have = asked
+    else:
+        have = index.payload_indexes()
+    assert set(KEYWORD_FIELDS) | set(INTEGER_FIELDS) | set(TEXT_FIELDS) <= set(have)
+    assert have["year"] == "integer" and have["chunk_text"] == "text"
+    assert have["doc_id"] == "keyword"
+
+
+def test_counts_scroll_retrieve_delete(index) -> None:  # type: ignore[no-untyped-def]
+    assert index.count() == 4 and index.count("d1") == 2
+    assert ids(index.scroll(batch=1)) == {pid(i) for i in range(4)}  # pages through all
+    assert ids(index.scroll("d2")) == {pid(2), pid(3)}
+    assert index.retrieve([pid(0)])[0].payload["doc_id"] == "d1"
+    index.delete_doc("d1")
+    assert index.count() == 2 and index.count("d1") == 0
+
+
+def test_dense_sparse_hybrid(index) -> None:  # type: ignore[no-untyped-def]
+    sparse = SparseEmbedder().embed_query("tesseract scanned")
+    assert [h.id for h in index.search(dense=[1, 0, 0], sparse=None, mode="dense",
+                                       limit=2)] == [pid(0), pid(1)]
+    assert [h.id for h in index.search(dense=None, sparse=sparse, mode="sparse",
+                                       limit=4)] == [pid(2)]
+    for fusion in ("rrf", "dbsf"):
+        hybrid = index.search(dense=[1, 0, 0], sparse=sparse, mode="hybrid", limit=4,
+                              fusion=fusion)
+        assert len(hybrid) == 4
+        assert pid(2) in ids(hybrid[:2])  # the only sparse match is lifted into the top
+        assert hybrid[0].score >= hybrid[-1].score
+
+
+@pytest.mark.parametrize(("flt", "expected"), [
+    (SearchFilter(doc_ids=["d2"]), {2, 3}),
+    (SearchFilter(year_from=2020), {2, 3}),
+    (SearchFilter(year_to=2019), {0, 1}),
+    (SearchFilter(tags_any=["fusion"]), {0, 3}),
+    (SearchFilter(tags_all=["ocr", "fusion"]), {3}),
+    (SearchFilter(authors=["Smith, J"]), {0, 1}),
+    (SearchFilter(section_prefix="2 Methods"), {0, 1}),
+    (SearchFilter(section_prefix="2 Methods > 2.2 Calibration"), {1}),
+    (SearchFilter(exclude_labels=["reference"]), {0, 1, 2}),
+    (SearchFilter(include_labels=["table"]), {2}),
+    (SearchFilter(exclude_ids=[pid(0)]), {1, 2, 3}),
+])
+def test_filters(index, flt: SearchFilter, expected: set[int]) -> None:  # type: ignore[no-untyped-def]
+    sparse = SparseEmbedder().embed_query("fusion")
+    for mode in ("dense", "hybrid"):
+        hits = index.search(dense=[0.5, 0.5, 0.5], sparse=sparse, mode=mode, limit=10, flt=flt)
+        assert ids(hits) == {pid(i) for i in expected}, mode
+
+
+def test_recommend_from_chunk_ids(index) -> None:  # type: ignore[no-untyped-def]
+    hits = index.recommend([pid(0)], [], limit=2)
+    assert hits[0].id == pid(1) and pid(0) not in ids(hits)
+    away = index.recommend([pid(0)], [pid(1)], limit=3)
+    assert pid(1) not in ids(away)
+    with pytest.raises(InvalidProject, match="unknown chunk"):
+        index.recommend([str(uuid.uuid4())], [], limit=2)
+
+
+def test_model_lock_persists_and_refuses_other_models(store: Store, index) -> None:  # type: ignore[no-untyped-def]
+    index.close()
+    again = store.open("t")
+    assert again.lock() == LOCK and again.count() == 4
+    with pytest.raises(EmbeddingMismatch, match="citeloom reindex --project t") as exc:
+        again.ensure(ModelLock("other/model", 3, "Qdrant/bm25", 256))
+    assert "test/dense" in str(exc.value) and "other/model" in str(exc.value)
+    assert store.projects() == ["t"]
+
+
+def test_generations_swap_atomically(store: Store, index) -> None:  # type: ignore[no-untyped-def]
+    new = store.new_generation("t")
+    assert new.generation != index.generation
+    other = ModelLock("other/model", 3, "Qdrant/bm25", 128)
+    new.ensure(other)
+    new.upsert([PointData(pid(9), [0, 0, 1], SparseEmbedder().embed(["x"])[0],
+                          {"doc_id": "d9"})])
+    assert store.current_generation("t") == index.generation  # not visible yet
+    assert store.open("t").count() == 4
+    store.promote("t", new)
+    current = store.open("t")
+    assert current.generation == new.generation and current.lock() == other
+    assert current.count() == 1
+    # An aborted migration leaves nothing behind.
+    aborted = store.new_generation("t")
+    aborted.ensure(LOCK)
+    store.drop("t", aborted)
+    assert store.current_generation("t") == new.generation
