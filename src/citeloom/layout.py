@@ -114,12 +114,12 @@ class CiteloomLayoutOptions(BaseLayoutOptions):
         default=0.15,
         ge=0.0,
         description=(
-            "Drop a detected figure when the page's programmatic text lines cover more "
-            "than this share of its area: the CDLA model often calls columns of dense "
-            "text (author notes, references) 'figure', and Docling hides text inside "
-            "pictures from the document body. The text then gets regular text "
-            "clusters. None disables the check. Pages without a text layer (scans) are "
-            "not affected."
+            "Demote a detected figure (drop it, or relabel it as text) when text cells "
+            "cover more than this share of its area: the CDLA model often calls "
+            "columns of dense text, reference lists or tables 'figure', and Docling "
+            "hides text inside pictures from the document body. Checked on the text "
+            "layer at layout time and, in CiteLoom's pipeline, again after OCR (so "
+            "scans are covered). None disables the check."
         ),
     )
     image_scale: float = Field(
@@ -235,7 +235,7 @@ class CiteloomLayoutModel(BaseLayoutModel):
             with TimeRecorder(conv_res, "layout"):
                 boxes, scores, ids = self._detect(image)
             clusters = self._to_clusters(page, image.width, image.height, boxes, scores, ids)
-            clusters = drop_text_heavy_pictures(
+            clusters = demote_text_heavy_pictures(
                 page, clusters, self.options.picture_max_text_coverage
             )
             predictions.append(LayoutPrediction(clusters=clusters))
@@ -278,18 +278,24 @@ class CiteloomLayoutModel(BaseLayoutModel):
         return clusters
 
 
-def drop_text_heavy_pictures(
+def demote_text_heavy_pictures(
     page: Page, clusters: list[Cluster], max_coverage: float | None
 ) -> list[Cluster]:
-    """Remove PICTURE clusters whose area is mostly covered by text cells.
+    """Replace PICTURE clusters whose area is mostly covered by text cells.
 
-    Coverage = summed intersection area of the page's non-empty text cells
-    (``page.cells``: the PDF text layer, plus OCR words once OCR has run) with
-    the cluster, divided by the cluster area. Measured on the test corpus, real
-    figures stay below 0.15 (flowcharts ~0.12) while text columns, reference
-    lists, tables and code blocks the CDLA model called "figure" lie at 0.2-0.8.
-    Used on the raw layout (text layer only) and, in CiteLoom's pipeline, again
-    after OCR so scanned pages are covered too.
+    Docling hides every text cell inside a picture from the document body, and
+    the CDLA model often calls text columns, reference lists, tables and code
+    blocks "figure" (or a whole scanned page). Coverage = summed intersection
+    area of the page's non-empty text cells (``page.cells``: the PDF text
+    layer, plus OCR words once OCR has run) with the cluster, divided by its
+    area. Measured on the test corpus, real figures stay below 0.15
+    (flowcharts ~0.12); the false ones lie at 0.2-0.8.
+
+    A picture above ``max_coverage`` is dropped when other (non-picture)
+    detections already cover at least half of it, so their finer structure
+    wins; otherwise it becomes a TEXT cluster, so its cells form one block
+    instead of Docling's one-orphan-per-cell fallback (one item per OCR word
+    on scans, in a scrambled order). ``None`` disables the check.
     """
     pictures = [c for c in clusters if c.label == DocItemLabel.PICTURE]
     if max_coverage is None or not pictures or page.size is None:
@@ -302,22 +308,32 @@ def drop_text_heavy_pictures(
     ]
     if not cell_boxes:
         return clusters
-    dropped: set[int] = set()
-    for pic in pictures:
-        area = pic.bbox.area()
-        if area <= 0:
+    others = [c for c in clusters if c.label != DocItemLabel.PICTURE]
+    result: list[Cluster] = []
+    for cluster in clusters:
+        if cluster.label != DocItemLabel.PICTURE or cluster.bbox.area() <= 0:
+            result.append(cluster)
             continue
-        coverage = sum(pic.bbox.intersection_area_with(b) for b in cell_boxes) / area
-        if coverage > max_coverage:
-            dropped.add(pic.id)
-            _log.debug(
-                "page %s: dropped figure %s (score %.2f, text coverage %.2f)",
-                page.page_no,
-                pic.bbox,
-                pic.confidence,
-                coverage,
-            )
-    return [c for c in clusters if c.id not in dropped]
+        area = cluster.bbox.area()
+        coverage = sum(cluster.bbox.intersection_area_with(b) for b in cell_boxes) / area
+        if coverage <= max_coverage:
+            result.append(cluster)
+            continue
+        covered_by_others = sum(cluster.bbox.intersection_area_with(o.bbox) for o in others)
+        if covered_by_others / area >= 0.5:
+            action = "dropped"
+        else:
+            action = "relabelled as text"
+            result.append(cluster.model_copy(update={"label": DocItemLabel.TEXT}))
+        _log.debug(
+            "page %s: %s figure %s (score %.2f, text coverage %.2f)",
+            page.page_no,
+            action,
+            cluster.bbox,
+            cluster.confidence,
+            coverage,
+        )
+    return result
 
 
 def layout_engines() -> dict[str, list[type[BaseLayoutModel]]]:

@@ -153,6 +153,17 @@ class QueryResult:
 ProgressFn = Callable[[str, FileResult | None], None]
 
 
+@dataclass
+class TextDoc:
+    """A document given as text, for ``CiteLoom.index_texts``."""
+
+    doc_id: str
+    title: str
+    text: str
+    source: str = ""
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
 def expand_sources(paths: Iterable[Path]) -> tuple[list[Path], list[FileResult]]:
     """Files to ingest (folders walked in name order) and results for paths that fail now."""
     files: list[Path] = []
@@ -456,13 +467,46 @@ class CiteLoom:
                     progress("file", res)
         return out
 
+    def index_texts(self, project_name: str, docs: list[TextDoc], batch: int = 256,
+                    progress: Callable[[int], None] | None = None) -> int:
+        """Index plain-text documents (no file, no conversion): each becomes a one-section
+        document under its title, chunked like a converted one. Returns the chunk count.
+        Used by the retrieval evaluation and for notes."""
+        from docling_core.types.doc import DocItemLabel, DoclingDocument
+
+        project = self.settings.project(project_name, create=True)
+        index = self.index(project.name, create=True)
+        index.ensure(self.model_lock(project), self.index_params(project))
+        chunker = self.chunker(project)
+        pending: list[PointData] = []
+        total = 0
+        for n, d in enumerate(docs, 1):
+            doc = DoclingDocument(name=d.doc_id)
+            if d.title:
+                doc.add_heading(text=d.title, level=1)
+            doc.add_text(label=DocItemLabel.TEXT, text=d.text)
+            chunks = chunker.chunk(doc)
+            points = self._points(chunks, project, d.doc_id, d.doc_id, d.source or d.doc_id,
+                                  d.title)
+            for p in points:
+                p.payload.update(d.payload)
+            pending.extend(points)
+            if len(pending) >= batch or n == len(docs):
+                with self._swap:
+                    index.upsert(pending)
+                total += len(pending)
+                pending = []
+                if progress:
+                    progress(n)
+        return total
+
     # -- migration -------------------------------------------------------------------------
     def reindex(self, project_name: str | None, progress: ProgressFn | None = None
                 ) -> IngestReport:
         """Rebuild a project's index with its configured models and chunking, from the
         cached conversions, in a new generation; swap it in when complete. Queries keep
         answering from the old generation until then."""
-        project = self.settings.project(project_name)
+        project = self.settings.project(project_name, create=True)
         store = self.store(project)
         old = self.index(project.name)
         catalog = self.catalog(project.name)
@@ -593,7 +637,7 @@ class CiteLoom:
         return out
 
     def inspect(self, project_name: str | None, sample: int = 3) -> dict[str, Any]:
-        project = self.settings.project(project_name)
+        project = self.settings.project(project_name, create=True)
         index = self.index(project.name)
         lock = index.lock()
         catalog = self.catalog(project.name)
