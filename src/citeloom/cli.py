@@ -30,7 +30,20 @@ def _parser() -> argparse.ArgumentParser:
     ing.add_argument("paths", nargs="*", type=Path,
                      help="PDF files or folders (default: the project's configured sources)")
     ing.add_argument("--project", "-p", help="project name (created on first ingest)")
+    ing.add_argument("--prune", action="store_true",
+                     help="remove indexed documents whose files under PATHs are gone")
     ing.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    ri = sub.add_parser("reindex", help="rebuild a project with its configured models and "
+                        "chunking (from cached conversions); queries keep working meanwhile")
+    ri.add_argument("--project", "-p")
+    ri.add_argument("--json", action="store_true")
+
+    ins = sub.add_parser("inspect", help="size, model lock, payload indexes, a sample, "
+                         "stale and missing documents")
+    ins.add_argument("--project", "-p")
+    ins.add_argument("--sample", type=int, default=3)
+    ins.add_argument("--json", action="store_true")
 
     q = sub.add_parser("query", help="search a project; hybrid (dense + BM25, RRF) by default")
     q.add_argument("text")
@@ -38,6 +51,21 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--mode", choices=["hybrid", "dense", "sparse"], default="hybrid")
     q.add_argument("--fusion", choices=["rrf", "dbsf"], default="rrf")
     q.add_argument("--top-k", "-k", type=int, default=5)
+    q.add_argument("--citekey", action="append", default=[], help="only these (repeatable)")
+    q.add_argument("--doc-id", action="append", default=[])
+    q.add_argument("--tag", action="append", default=[], help="any of these tags")
+    q.add_argument("--all-tags", action="append", default=[], help="all of these tags")
+    q.add_argument("--author", action="append", default=[])
+    q.add_argument("--year-from", type=int)
+    q.add_argument("--year-to", type=int)
+    q.add_argument("--section", help="section path prefix, e.g. '2 Methods'")
+    q.add_argument("--exclude-label", action="append", default=[],
+                   help="leave out chunks holding this item label (table, formula, ...)")
+    q.add_argument("--include-references", action="store_true",
+                   help="also search reference lists (left out by default)")
+    q.add_argument("--per-doc", action="store_true", help="one best passage per document")
+    q.add_argument("--similar-to", metavar="CHUNK_ID", action="append", default=[],
+                   help="find passages like this chunk instead of searching TEXT")
     q.add_argument("--json", action="store_true", help="print the answer as JSON")
 
     m = sub.add_parser("models", help="list provisioned models (or provision them)")
@@ -105,14 +133,15 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
             if event.startswith("start:"):
                 bar.update(task, total=int(event.split(":")[1]))
             elif result is not None:
-                mark = {"indexed": "✓", "skipped": "=", "failed": "✗"}[result.status]
+                mark = {"indexed": "✓", "replaced": "↻", "skipped": "=", "failed": "✗",
+                        "removed": "−"}[result.status]
                 bar.console.print(f"{mark} {Path(result.path).name}: {result.status}"
                                   + (f" ({result.chunks} chunks, {result.seconds:.1f}s)"
                                      if result.status != "failed" else
                                      f" — {result.error['message']}"))
                 bar.advance(task)
 
-        report = app.ingest(list(paths), project.name, progress=progress)
+        report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune)
     app.close()
     summary = report.to_dict()
     if args.json:
@@ -129,29 +158,108 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
 
+def _filter(args: argparse.Namespace) -> Any:
+    from .index import SearchFilter
+
+    return SearchFilter(
+        doc_ids=args.doc_id, citekeys=args.citekey, tags_any=args.tag, tags_all=args.all_tags,
+        authors=args.author, year_from=args.year_from, year_to=args.year_to,
+        section_prefix=args.section, exclude_labels=args.exclude_label)
+
+
 def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     from .service import CiteLoom
 
     app = CiteLoom(settings)
-    result = app.query(args.project, args.text, mode=args.mode, top_k=args.top_k,
-                       fusion=args.fusion)
-    app.close()
+    try:
+        if args.similar_to:
+            hits = app.similar(args.project, args.similar_to, top_k=args.top_k,
+                               flt=_filter(args))
+            header = f"similar to {', '.join(args.similar_to)}"
+            data: Any = [h.__dict__ for h in hits]
+        else:
+            result = app.query(args.project, args.text, mode=args.mode, top_k=args.top_k,
+                               fusion=args.fusion, flt=_filter(args), group_by_doc=args.per_doc,
+                               include_references=args.include_references)
+            hits = result.hits
+            how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
+            header = (f"{result.project} · {how} · {len(hits)} hits · "
+                      f"{result.timings_ms['total']:.0f} ms")
+            data = result.to_dict()
+    finally:
+        app.close()
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(data)
         return EXIT_OK
+    _print_hits(header, hits)
+    return EXIT_OK
+
+
+def _print_hits(header: str, hits: list[Any]) -> None:
     from rich.console import Console
 
     console = Console()
-    how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
-    console.print(f"[dim]{result.project} · {how} · {len(result.hits)} hits · "
-                  f"{result.timings_ms['total']:.0f} ms[/]")
-    for h in result.hits:
+    console.print(f"[dim]{header}[/]")
+    for h in hits:
         who = h.citekey or Path(h.source_path).name
         console.print(f"\n[bold]{h.rank}. {h.title}[/] [cyan]{h.pages}[/] [dim]{who} · "
                       f"score {h.score:.4f}[/]")
         if h.section_path:
             console.print(f"   [green]§ {h.section_path}[/]")
         console.print("   " + h.text.replace("\n", " "), highlight=False)
+        console.print(f"   [dim]chunk {h.chunk_id}[/]")
+
+
+def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
+    from .service import CiteLoom
+
+    app = CiteLoom(settings)
+    try:
+        report = app.reindex(args.project)
+    finally:
+        app.close()
+    summary = report.to_dict()
+    if args.json:
+        _print_json(summary)
+    else:
+        print(f"{report.project}: rebuilt {summary['indexed']} documents, "
+              f"{summary['chunks']} chunks, {summary['failed']} failed, "
+              f"{summary['seconds']:.1f}s")
+        for f in report.files:
+            if f.error:
+                print(f"  {f.error['code']} {f.path}: {f.error['message']} — {f.error['hint']}")
+    return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
+
+
+def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
+    from .service import CiteLoom
+
+    app = CiteLoom(settings)
+    try:
+        info = app.inspect(args.project, sample=args.sample)
+    finally:
+        app.close()
+    if args.json:
+        _print_json(info)
+        return EXIT_OK
+    lock = info["model_lock"] or {}
+    print(f"project      {info['project']} ({info['backend']}, generation "
+          f"{info['generation']})")
+    print(f"size         {info['documents']} documents, {info['chunks']} chunks")
+    print(f"models       dense={lock.get('dense_model')} sparse={lock.get('sparse_model')} "
+          f"chunk_max_tokens={lock.get('chunk_max_tokens')}")
+    if not info["config_matches_lock"]:
+        print("             ! citeloom.toml asks for other settings: run "
+              f"`citeloom reindex --project {info['project']}`")
+    print("indexes      " + ", ".join(f"{k}:{v}" for k, v in
+                                      sorted(info["payload_indexes"].items())))
+    for label in ("stale_documents", "missing_documents"):
+        print(f"{label.replace('_', ' '):13}{len(info[label])}")
+        for path in info[label]:
+            print(f"  {path}")
+    for s in info["sample"]:
+        print(f"- {s['title']} {s.get('page_start')}-{s.get('page_end')} "
+              f"§ {s.get('section_path')}: {s['chunk_text'][:100]!r}")
     return EXIT_OK
 
 
@@ -178,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
 
         settings = load_settings(args.config)
         handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
-                   "projects": _cmd_projects}[args.command]
+                   "projects": _cmd_projects, "reindex": _cmd_reindex,
+                   "inspect": _cmd_inspect}[args.command]
         return handler(args, settings)
     except CiteLoomError as exc:
         print(f"error: {exc}", file=sys.stderr)
