@@ -9,7 +9,11 @@
     ├── UnsupportedType            UNSUPPORTED_TYPE a file type Docling cannot read
     ├── ConversionFailed           CONVERSION_FAILED one document could not be converted
     ├── EmbeddingMismatch          EMBEDDING_MISMATCH index was built with other models/settings
-    └── IndexUnavailable           INDEX_UNAVAILABLE the index cannot be opened
+    ├── IndexUnavailable           INDEX_UNAVAILABLE the index cannot be opened
+    ├── ZoteroUnavailable          ZOTERO_UNAVAILABLE Zotero / Better BibTeX cannot be read
+    ├── PathNotAllowed             PATH_NOT_ALLOWED an MCP call named a path outside the roots
+    ├── Timeout                    TIMEOUT         a query or conversion ran out of time
+    └── HybridNotSupported         HYBRID_NOT_SUPPORTED the index has no sparse vectors
 
 The CLI prints ``code: message (hint)`` and exits non-zero; the MCP server turns the same
 fields into a tool error. Nothing else in the code base invents its own error format.
@@ -87,3 +91,27 @@ class IndexUnavailable(CiteLoomError):
     """The index cannot be opened (locked by another process, corrupt, unreachable)."""
 
     code = "INDEX_UNAVAILABLE"
+
+
+class ZoteroUnavailable(CiteLoomError):
+    """Zotero (Web API, local API, database) or Better BibTeX cannot be read."""
+
+    code = "ZOTERO_UNAVAILABLE"
+
+
+class PathNotAllowed(CiteLoomError):
+    """A path outside the allowed roots was named through the MCP server."""
+
+    code = "PATH_NOT_ALLOWED"
+
+
+class Timeout(CiteLoomError):
+    """A query or a conversion ran out of its time budget."""
+
+    code = "TIMEOUT"
+
+
+class HybridNotSupported(CiteLoomError):
+    """Hybrid search was asked of an index without sparse vectors."""
+
+    code = "HYBRID_NOT_SUPPORTED"
