@@ -73,6 +73,16 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--force", action="store_true", help="rebuild even if present")
     m.add_argument("--json", action="store_true")
 
+    sv = sub.add_parser("serve", help="run the MCP server (stdio for Claude Desktop)")
+    sv.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8765)
+
+    va = sub.add_parser("validate", help="check config, models, indexes, Zotero; exit 1 on "
+                        "any failure")
+    va.add_argument("--project", "-p", help="check only this project")
+    va.add_argument("--json", action="store_true")
+
     pr = sub.add_parser("projects", help="list projects and their indexes")
     pr.add_argument("--json", action="store_true")
     return p
@@ -279,15 +289,43 @@ def _cmd_projects(args: argparse.Namespace, settings: Any) -> int:
     return EXIT_OK
 
 
+def _cmd_serve(args: argparse.Namespace, settings: Any) -> int:
+    from .mcp_server import serve
+
+    serve(args.transport, args.host, args.port)
+    return EXIT_OK
+
+
+def _cmd_validate(args: argparse.Namespace, settings: Any) -> int:
+    from .validate import run_checks
+
+    checks = run_checks(settings, args.project)
+    if args.json:
+        _print_json([c.__dict__ for c in checks])
+    else:
+        for c in checks:
+            mark = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}[c.status]
+            print(f"{mark}  {c.name}: {c.detail}" + (f"\n      fix: {c.fix}" if c.fix else ""))
+    return EXIT_ERROR if any(c.status == "fail" for c in checks) else EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         from .config import load_settings
 
+        if args.command == "validate":
+            from .validate import config_check
+
+            failed = config_check(args.config)
+            if failed is not None:
+                print(f"FAIL  config: {failed.detail}\n      fix: {failed.fix}")
+                return EXIT_ERROR
         settings = load_settings(args.config)
         handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
                    "projects": _cmd_projects, "reindex": _cmd_reindex,
-                   "inspect": _cmd_inspect}[args.command]
+                   "inspect": _cmd_inspect, "serve": _cmd_serve,
+                   "validate": _cmd_validate}[args.command]
         return handler(args, settings)
     except CiteLoomError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -33,6 +33,8 @@ ENV_VARS = (
     "CITELOOM_MODELS_DIR",
     "CITELOOM_PROJECT",
     "CITELOOM_THREADS",
+    "CITELOOM_ALLOWED_ROOTS",
+    "CITELOOM_LOG_FILE",
     "QDRANT_URL",
     "QDRANT_API_KEY",
 )
@@ -47,7 +49,7 @@ class ProjectConfig(BaseModel):
     name: str
     sources: list[Path] = Field(default_factory=list)
     dense_model: str = DEFAULT_DENSE_MODEL
-    sparse_model: str = DEFAULT_SPARSE_MODEL
+    sparse_model: Literal["Qdrant/bm25", "none"] = DEFAULT_SPARSE_MODEL
     chunk_max_tokens: int = Field(256, ge=32, le=8192)
     ocr: bool = True
     ocr_languages: list[str] = Field(default_factory=lambda: ["eng", "deu"])
@@ -83,6 +85,13 @@ class Settings(BaseModel):
     qdrant_url: str | None = None
     qdrant_api_key: SecretStr | None = None
     projects: dict[str, ProjectConfig] = Field(default_factory=dict)
+    # MCP server: where ingest_from_source may read (besides each project's sources),
+    # the size of an answer, and how long a query may take.
+    allowed_roots: list[Path] = Field(default_factory=list)
+    answer_token_budget: int = Field(6000, ge=500, le=100_000)
+    passage_chars: int = Field(800, ge=100, le=10_000)
+    query_timeout_s: float = Field(15, gt=0, le=300)
+    log_file: Path | None = None
 
     def project(self, name: str | None, *, create: bool = False) -> ProjectConfig:
         """The configured project, or (with ``create``) a new one with default settings."""
@@ -155,11 +164,12 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
     paths = raw.get("paths", {})
     defaults = raw.get("defaults", {})
     qdrant = raw.get("qdrant", {})
-    unknown = set(raw) - {"paths", "defaults", "qdrant", "projects"}
+    mcp = dict(raw.get("mcp", {}))
+    unknown = set(raw) - {"paths", "defaults", "qdrant", "mcp", "projects"}
     if unknown:
         raise ConfigError(
             f"{path}: unknown section(s) {sorted(unknown)}",
-            "allowed sections: [paths], [defaults], [qdrant], [projects.NAME]",
+            "allowed sections: [paths], [defaults], [qdrant], [mcp], [projects.NAME]",
         )
 
     def resolve(value: str | None, fallback: Path) -> Path:
@@ -189,6 +199,14 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
             qdrant_url=env.get("QDRANT_URL") or qdrant.get("url"),
             qdrant_api_key=env.get("QDRANT_API_KEY") or qdrant.get("api_key"),
             projects=projects,
+            allowed_roots=[resolve(r, base) for r in
+                           (env["CITELOOM_ALLOWED_ROOTS"].split(os.pathsep)
+                            if env.get("CITELOOM_ALLOWED_ROOTS")
+                            else mcp.pop("allowed_roots", []))],
+            log_file=resolve(env.get("CITELOOM_LOG_FILE") or paths.get("log_file"), Path())
+            if (env.get("CITELOOM_LOG_FILE") or paths.get("log_file")) else None,
+            **{k: mcp[k] for k in ("answer_token_budget", "passage_chars", "query_timeout_s")
+               if k in mcp},
         )
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -30,6 +30,7 @@ SciFact's grades are all 1, so linear and exponential (2^rel - 1) gain give the 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import json
@@ -339,10 +340,8 @@ def machine_info() -> dict[str, Any]:
     except OSError:
         pass
     mem_gb = None
-    try:
+    with contextlib.suppress(ValueError, OSError, AttributeError):
         mem_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
-    except (ValueError, OSError, AttributeError):
-        pass
     return {"machine": platform.machine(), "cpu": cpu, "cores": os.cpu_count(),
             "memory_gb": mem_gb, "system": f"{platform.system()} {platform.release()}",
             "python": platform.python_version()}

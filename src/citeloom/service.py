@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .catalog import Catalog, DocRecord
 from .config import ProjectConfig, Settings
-from .errors import CiteLoomError, InvalidInput, SourceNotFound, UnsupportedType
+from .embed import Sparse
+from .errors import (
+    CiteLoomError,
+    HybridNotSupported,
+    InvalidInput,
+    SourceNotFound,
+    UnsupportedType,
+)
 from .index import (
     Fusion,
     Hit,
@@ -326,6 +333,17 @@ class CiteLoom:
         os.replace(tmp, cached)
         return doc
 
+    def check_writable(self, project_name: str) -> None:
+        """Raise EmbeddingMismatch now if an ingest into this project would be refused."""
+        project = self.settings.project(project_name, create=True)
+        try:
+            index = self.index(project.name)
+        except CiteLoomError as exc:
+            if exc.code == "INVALID_PROJECT":
+                return  # a new project: the first ingest creates it
+            raise
+        index.check_lock(self.model_lock(project))
+
     # -- ingest -------------------------------------------------------------------------
     def ingest(self, paths: list[Path], project_name: str | None,
                progress: ProgressFn | None = None, prune: bool = False) -> IngestReport:
@@ -414,7 +432,8 @@ class CiteLoom:
                 content_hash: str, source: str, title: str) -> list[PointData]:
         texts = [c.embed_text for c in chunks]
         dense = self.dense(project.dense_model).embed(texts)
-        sparse = self.sparse().embed(texts)
+        sparse = (self.sparse().embed(texts) if project.sparse_model != "none"
+                  else [Sparse([], []) for _ in texts])
         return [
             PointData(
                 id=chunk_id(doc_id, c.index, project.dense_model),
@@ -574,6 +593,11 @@ class CiteLoom:
         project = self.settings.project(project_name, create=True)
         index = self.index(project.name)
         lock = index.lock() or self.model_lock(project)
+        if mode != "dense" and lock.sparse_model == "none":
+            raise HybridNotSupported(
+                f"project {project.name!r} was indexed without sparse vectors",
+                "use dense search (the query tool), or set sparse_model = \"Qdrant/bm25\" "
+                f"and run `citeloom reindex --project {project.name}`")
         t1 = time.perf_counter()
         dense = self.dense(lock.dense_model).embed_query(text) if mode != "sparse" else None
         sparse = self.sparse().embed_query(text) if mode != "dense" else None

@@ -1,0 +1,374 @@
+"""The MCP server Claude Desktop talks to: a thin shell over ``service.CiteLoom``.
+
+Tools: ``list_projects``, ``query`` (dense), ``query_hybrid`` (dense + BM25, RRF or DBSF),
+``inspect``, ``ingest_from_source`` (a job), plus ``ingest_status`` and ``cancel_ingest``
+for the jobs. Every error is a tool error whose text is JSON ``{code, message, hint}``.
+Nothing is written to stdout but the protocol: logs are JSON lines on stderr or in a file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastmcp import Context, FastMCP
+from fastmcp.exceptions import ToolError
+from pydantic import BaseModel, Field
+
+from .config import Settings, load_settings
+from .errors import CiteLoomError, InvalidInput, PathNotAllowed, SourceNotFound, Timeout
+from .index import SearchFilter
+
+log = logging.getLogger("citeloom.mcp")
+
+INSTRUCTIONS = """CiteLoom searches the user's own research library (papers from Zotero and
+folders) and returns citable passages: citekey, title, authors, year, page span, section path
+and the passage text. Use query_hybrid for most questions (meaning + exact terms); query for
+meaning only. Cite passages with their citekey and pages. Call list_projects first to see
+which projects exist. Ingesting is a job: ingest_from_source returns a job id; follow it with
+ingest_status."""
+
+
+class Filters(BaseModel):
+    """Optional restrictions on a search; every field given must hold."""
+
+    model_config = {"extra": "forbid"}
+
+    citekeys: list[str] = Field(default_factory=list, description="only these citekeys")
+    doc_ids: list[str] = Field(default_factory=list, description="only these documents")
+    year_from: int | None = Field(None, description="published in or after this year")
+    year_to: int | None = Field(None, description="published in or before this year")
+    tags_any: list[str] = Field(default_factory=list, description="has any of these tags")
+    tags_all: list[str] = Field(default_factory=list, description="has all of these tags")
+    authors: list[str] = Field(default_factory=list, description="'Last, First' as stored")
+    section_prefix: str | None = Field(None, description="e.g. '2 Methods'")
+    exclude_labels: list[str] = Field(
+        default_factory=list, description="leave out chunks with these item labels "
+        "(table, formula, picture, list_item, caption)")
+    include_references: bool = Field(False, description="also search reference lists")
+    one_per_document: bool = Field(False, description="best passage per paper only")
+
+    def to_search(self) -> SearchFilter:
+        return SearchFilter(
+            doc_ids=self.doc_ids, citekeys=self.citekeys, year_from=self.year_from,
+            year_to=self.year_to, tags_any=self.tags_any, tags_all=self.tags_all,
+            authors=self.authors, section_prefix=self.section_prefix,
+            exclude_labels=self.exclude_labels)
+
+
+class IngestOptions(BaseModel):
+    model_config = {"extra": "forbid"}
+
+    prune: bool = Field(False, description="remove indexed documents whose files are gone")
+    wait_seconds: float = Field(1.5, ge=0, le=60,
+                                description="answer with the result if done by then, "
+                                "else with a job id")
+
+
+# -- state ------------------------------------------------------------------------------
+class _State:
+    """Settings, the service and the job manager, made on first use so that the server
+    answers its first request quickly and imports nothing heavy at start-up."""
+
+    def __init__(self) -> None:
+        self._settings: Settings | None = None
+        self._app: Any = None
+        self._jobs: Any = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = load_settings(os.environ.get("CITELOOM_CONFIG") or None)
+        return self._settings
+
+    @property
+    def app(self) -> Any:
+        if self._app is None:
+            from .service import CiteLoom
+
+            self._app = CiteLoom(self.settings)
+        return self._app
+
+    @property
+    def jobs(self) -> Any:
+        if self._jobs is None:
+            from .jobs import JobManager
+
+            self._jobs = JobManager(self.app)
+        return self._jobs
+
+
+state = _State()
+mcp = FastMCP(name="CiteLoom", instructions=INSTRUCTIONS)
+
+
+def _fail(exc: CiteLoomError, cid: str) -> ToolError:
+    log.warning("tool error", extra={"cid": cid, "code": exc.code, "detail": exc.message})
+    return ToolError(json.dumps({**exc.to_dict(), "correlation_id": cid}))
+
+
+async def _call(cid: str, fn: Any, *args: Any, timeout: float | None = None, **kw: Any) -> Any:
+    """Run a blocking service call in a worker thread, with an optional time budget.
+    Errors become tool errors with a code; the server itself never goes down."""
+    import anyio
+
+    try:
+        if timeout is None:
+            return await anyio.to_thread.run_sync(lambda: fn(*args, **kw))
+        with anyio.fail_after(timeout):
+            return await anyio.to_thread.run_sync(lambda: fn(*args, **kw),
+                                                  abandon_on_cancel=True)
+    except TimeoutError:
+        raise _fail(Timeout(f"no answer within {timeout:.0f} s",
+                            "retry with a smaller top_k, or later: an ingest may be busy"),
+                    cid) from None
+    except CiteLoomError as exc:
+        raise _fail(exc, cid) from None
+    except ToolError:
+        raise
+    except Exception as exc:
+        log.exception("unexpected error", extra={"cid": cid})
+        raise ToolError(json.dumps({"code": "INTERNAL_ERROR", "message": type(exc).__name__,
+                                    "hint": "see the server log; the server keeps running",
+                                    "correlation_id": cid})) from None
+
+
+def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
+    """Trim an answer to ``budget`` tokens (cl100k): shorten passages, then drop the
+    lowest-ranked hits; mark it ``truncated`` when anything was cut."""
+    import tiktoken
+
+    enc = tiktoken.get_encoding("cl100k_base")
+
+    def size() -> int:
+        return len(enc.encode(json.dumps(answer, ensure_ascii=False)))
+
+    answer["truncated"] = False
+    hits = answer["hits"]
+    chars = max((len(h["text"]) for h in hits), default=0)
+    while hits and size() > budget:
+        answer["truncated"] = True
+        if chars > 300:
+            chars = int(chars * 0.75)
+            for h in hits:
+                if len(h["text"]) > chars:
+                    h["text"] = h["text"][:chars].rsplit(" ", 1)[0] + " …"
+        else:
+            hits.pop()
+    answer["tokens"] = size()
+    return answer
+
+
+def _hit_dict(p: Any) -> dict[str, Any]:
+    return {"rank": p.rank, "citekey": p.citekey, "title": p.title, "authors": p.authors,
+            "year": p.year, "page_start": p.page_start, "page_end": p.page_end,
+            "section_path": p.section_path, "text": p.text, "score": p.score,
+            "doc_id": p.doc_id, "chunk_id": p.chunk_id, "item_labels": p.item_labels}
+
+
+async def _search(project: str, text: str, top_k: int, filters: Filters | None,
+                  mode: str, fusion: str) -> dict[str, Any]:
+    cid = uuid.uuid4().hex[:12]
+    s = state.settings
+    f = filters or Filters()
+    result = await _call(cid, state.app.query, project, text, mode=mode, top_k=top_k,
+                         fusion=fusion, flt=f.to_search(), group_by_doc=f.one_per_document,
+                         include_references=f.include_references,
+                         max_chars=s.passage_chars, timeout=s.query_timeout_s)
+    answer = {"project": result.project, "query": text, "mode": mode,
+              "fusion": result.fusion, "models": result.models,
+              "hits": [_hit_dict(p) for p in result.hits],
+              "timings_ms": result.timings_ms, "correlation_id": cid}
+    log.info("query", extra={"cid": cid, "project": project, "mode": mode,
+                             "hits": len(answer["hits"]), "ms": result.timings_ms["total"]})
+    return fit_budget(answer, s.answer_token_budget)
+
+
+TopK = Annotated[int, Field(description="number of passages, 1-50",
+                            json_schema_extra={"minimum": 1, "maximum": 50})]
+ProjectName = Annotated[str, Field(description="project name, from list_projects")]
+QueryText = Annotated[str, Field(description="the question or keywords")]
+
+
+@mcp.tool
+async def query(project: ProjectName, text: QueryText, top_k: TopK = 8,
+                filters: Filters | None = None) -> dict[str, Any]:
+    """Search a project by meaning (dense embeddings). Returns citable passages: citekey,
+    title, authors, year, page span, section path, text."""
+    return await _search(project, text, top_k, filters, "dense", "rrf")
+
+
+@mcp.tool
+async def query_hybrid(project: ProjectName, text: QueryText, top_k: TopK = 8,
+                       filters: Filters | None = None,
+                       fusion: Annotated[Literal["rrf", "dbsf"], Field(
+                           description="rank fusion: rrf (default) or dbsf")] = "rrf",
+                       ) -> dict[str, Any]:
+    """Search a project by meaning and exact terms together (dense + BM25, fused). The best
+    default for questions; returns citable passages."""
+    return await _search(project, text, top_k, filters, "hybrid", fusion)
+
+
+@mcp.tool
+async def list_projects() -> dict[str, Any]:
+    """The projects, their size and models, and any ingest jobs."""
+    cid = uuid.uuid4().hex[:12]
+    projects = await _call(cid, state.app.list_projects)
+    return {"projects": projects, "jobs": state.jobs.for_project() if state._jobs else [],
+            "correlation_id": cid}
+
+
+@mcp.tool
+async def inspect(project: ProjectName,
+                  sample: Annotated[int, Field(description="payload samples to show, 0-10",
+                                               json_schema_extra={"minimum": 0,
+                                                                  "maximum": 10})] = 2,
+                  ) -> dict[str, Any]:
+    """A project's size, models, payload indexes, stale or missing documents, a sample of
+    its chunks, and its ingest jobs."""
+    cid = uuid.uuid4().hex[:12]
+    if not 0 <= sample <= 10:
+        raise _fail(InvalidInput(f"sample must be 0-10, not {sample}", "pick 0-10"), cid)
+    info = await _call(cid, state.app.inspect, project, sample=sample)
+    info["jobs"] = state.jobs.for_project(project) if state._jobs else []
+    info["correlation_id"] = cid
+    return info
+
+
+def resolve_source(source: str, project: str) -> list[Path]:
+    """Paths an MCP client may ingest: under the project's sources, the configured
+    allowed roots, or the Zotero storage folder. Refuses '..', and symlinks that lead out."""
+    s = state.settings
+    raw = source.removeprefix("file://").removeprefix("path:").strip()
+    if not raw:
+        raise InvalidInput("source is empty", "give a file or folder path")
+    if ".." in Path(raw).parts:
+        raise PathNotAllowed(f"{source!r} contains '..'", "give a path without '..'")
+    proj = s.projects.get(project)
+    roots = [*(proj.sources if proj else []), *s.allowed_roots]
+    zotero_storage = os.environ.get("ZOTERO_DATA_DIR")
+    if zotero_storage:
+        roots.append(Path(zotero_storage) / "storage")
+    resolved_roots = [r.expanduser().resolve() for r in roots]
+    candidate = Path(raw).expanduser()
+    if not candidate.is_absolute():
+        base = s.config_path.parent if s.config_path else Path.cwd()
+        candidate = base / candidate
+    real = candidate.resolve()  # follows symlinks: an escape shows up here
+    if not any(real == r or real.is_relative_to(r) for r in resolved_roots):
+        raise PathNotAllowed(
+            f"{source!r} is outside the folders CiteLoom may read",
+            "add its folder to [mcp] allowed_roots or to the project's sources in "
+            "citeloom.toml, then restart the server")
+    if not real.exists():
+        raise SourceNotFound(f"{source!r} does not exist", "check the path")
+    return [real]
+
+
+@mcp.tool
+async def ingest_from_source(
+        project: ProjectName,
+        source: Annotated[str, Field(description="a file or folder path under an allowed "
+                                     "root (the project's sources, [mcp] allowed_roots)")],
+        options: IngestOptions | None = None,
+        ctx: Context | None = None) -> dict[str, Any]:
+    """Convert, chunk, embed and index the PDFs at ``source`` into ``project`` (created on
+    first ingest). Runs as a job: answers within seconds with the result, or with a job id
+    to follow with ingest_status. Unchanged files are skipped; re-running is safe."""
+    cid = uuid.uuid4().hex[:12]
+    opts = options or IngestOptions()
+    try:
+        state.settings.project(project, create=True)
+        paths = resolve_source(source, project)
+    except CiteLoomError as exc:
+        raise _fail(exc, cid) from None
+    await _call(cid, state.app.check_writable, project)
+    job = state.jobs.start(project, source, paths, prune=opts.prune)
+    log.info("ingest job started", extra={"cid": cid, "job": job.id, "project": project})
+    await _follow(job, opts.wait_seconds, ctx)
+    return {**job.to_dict(), "correlation_id": cid}
+
+
+async def _follow(job: Any, seconds: float, ctx: Context | None) -> None:
+    """Wait up to ``seconds`` for a job, sending MCP progress notifications meanwhile."""
+    import anyio
+
+    deadline = time.monotonic() + seconds
+    while job.finished is None and time.monotonic() < deadline:
+        await anyio.to_thread.run_sync(state.jobs.wait, job,
+                                       min(0.5, max(0.0, deadline - time.monotonic())))
+        if ctx is not None:
+            await ctx.report_progress(job.done, job.total,
+                                      f"{job.done}/{job.total or '?'} files {job.current}")
+
+
+@mcp.tool
+async def ingest_status(job_id: Annotated[str, Field(description="from ingest_from_source")],
+                        wait_seconds: Annotated[float, Field(
+                            description="wait up to this long for the job to finish, 0-60",
+                            json_schema_extra={"minimum": 0, "maximum": 60})] = 0,
+                        ctx: Context | None = None) -> dict[str, Any]:
+    """The state of an ingest job: files done, the report when finished."""
+    cid = uuid.uuid4().hex[:12]
+    job = state.jobs.get(job_id) if state._jobs else None
+    if job is None:
+        raise _fail(InvalidInput(f"no job {job_id!r}", "list jobs with list_projects"), cid)
+    await _follow(job, min(max(wait_seconds, 0), 60), ctx)
+    return {**job.to_dict(), "correlation_id": cid}
+
+
+@mcp.tool
+async def cancel_ingest(job_id: Annotated[str, Field(description="from ingest_from_source")]
+                        ) -> dict[str, Any]:
+    """Stop an ingest job after the file it is working on; what is indexed stays."""
+    cid = uuid.uuid4().hex[:12]
+    job = state.jobs.get(job_id) if state._jobs else None
+    if job is None:
+        raise _fail(InvalidInput(f"no job {job_id!r}", "list jobs with list_projects"), cid)
+    job.cancel.set()
+    return {**job.to_dict(), "cancel_requested": True, "correlation_id": cid}
+
+
+# -- logging and start-up -------------------------------------------------------------------
+class JsonFormatter(logging.Formatter):
+    FIELDS = ("cid", "code", "detail", "project", "mode", "hits", "ms", "job")
+
+    def format(self, record: logging.LogRecord) -> str:
+        out = {"ts": round(record.created, 3), "level": record.levelname,
+               "logger": record.name, "msg": record.getMessage()}
+        out.update({k: getattr(record, k) for k in self.FIELDS if hasattr(record, k)})
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def setup_logging(log_file: Path | None = None, level: str = "INFO") -> None:
+    """JSON log lines to stderr (or a file): stdout belongs to the MCP protocol."""
+    handler: logging.Handler = (logging.FileHandler(log_file) if log_file
+                                else logging.StreamHandler(sys.stderr))
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger("citeloom")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
+
+
+def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
+    setup_logging(state.settings.log_file)
+    log.info("server starting", extra={"detail": transport})
+    if transport == "stdio":
+        mcp.run(transport="stdio", show_banner=False)
+    else:
+        mcp.run(transport="streamable-http", host=host, port=port, show_banner=False)
+    # Job threads are not daemons: the process stays until running ingests finish.
+    log.info("server stopped; waiting for running jobs")
+
+
+if __name__ == "__main__":
+    serve()
