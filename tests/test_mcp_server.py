@@ -91,7 +91,7 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
     async def scenario() -> None:
         async with client(world) as c:
             tools = {t.name: t for t in await c.list_tools()}
-            assert TOOLS <= set(tools)
+            assert set(tools) >= TOOLS
             schema = tools["query_hybrid"].input_schema
             assert schema["properties"]["top_k"]["maximum"] == 50
             assert "description" in schema["properties"]["text"]
