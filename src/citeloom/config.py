@@ -60,6 +60,7 @@ class ProjectConfig(BaseModel):
     hnsw_ef_construct: int = Field(100, ge=10, le=1000)
     quantization: Literal["none", "int8"] = "none"
     conversion_timeout_s: float = Field(300, gt=0)
+    pdf_password: SecretStr | None = None
 
     @field_validator("name")
     @classmethod

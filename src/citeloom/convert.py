@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from docling.datamodel.accelerator_options import AcceleratorDevice, AcceleratorOptions
+from docling.datamodel.backend_options import PdfBackendOptions
 from docling.datamodel.base_models import (
     ConversionStatus,
     InputFormat,
@@ -331,6 +332,7 @@ def build_converter(
     num_threads: int = 2,
     document_timeout: float | None = None,
     ocr_skip_furniture: bool = True,
+    pdf_password: str | None = None,
 ) -> DocumentConverter:
     """A DocumentConverter that works offline and never imports torch.
 
@@ -348,6 +350,7 @@ def build_converter(
             footers (see :class:`CiteloomTesseractOcrOptions`). False gives
             Docling's stock region policy: 2.3 instead of 0.3 s/page on a
             13-page born-digital paper, for a few words of logo/figure text.
+        pdf_password: opens encrypted PDFs (one password for the project's files).
     """
     if ocr_langs is None:
         ocr_langs = list(DEFAULT_OCR_LANGS)
@@ -368,7 +371,8 @@ def build_converter(
 
     format_options: dict[InputFormat, FormatOption] = {
         InputFormat.PDF: PdfFormatOption(
-            pipeline_cls=CiteloomPdfPipeline, pipeline_options=pipeline_options
+            pipeline_cls=CiteloomPdfPipeline, pipeline_options=pipeline_options,
+            backend_options=PdfBackendOptions(password=pdf_password) if pdf_password else None,
         ),
         InputFormat.IMAGE: ImageFormatOption(
             pipeline_cls=CiteloomPdfPipeline, pipeline_options=pipeline_options

@@ -50,9 +50,13 @@ if TYPE_CHECKING:
 
     from .chunk import Chunk, Chunker
     from .embed import DenseEmbedder, SparseEmbedder
+    from .worker import ConversionWorker
 
 CHUNK_NAMESPACE = uuid.UUID("6f1c1a52-3c1e-4d59-9a57-0d1f3c2b7e10")
-SUPPORTED_SUFFIXES = {".pdf"}
+# What Docling converts here without models beyond ours (see convert.available_formats).
+SUPPORTED_SUFFIXES = {".pdf", ".png", ".tif", ".tiff", ".jpg", ".jpeg", ".bmp", ".webp",
+                      ".docx", ".pptx", ".html", ".htm", ".xhtml", ".md", ".tex", ".nxml",
+                      ".xml", ".adoc", ".asciidoc"}
 Status = Literal["indexed", "replaced", "skipped", "failed", "removed"]
 
 
@@ -216,7 +220,7 @@ class CiteLoom:
         self._dense: dict[str, DenseEmbedder] = {}
         self._sparse: SparseEmbedder | None = None
         self._chunkers: dict[tuple[str, int], Chunker] = {}
-        self._converter: Any = None
+        self._workers: dict[Any, ConversionWorker] = {}
         self._stores: dict[str, Store] = {}
         self._indexes: dict[str, Index] = {}
         self._catalogs: dict[str, Catalog] = {}
@@ -253,19 +257,23 @@ class CiteLoom:
                 self._chunkers[key] = Chunker(tok, spec.window, project.chunk_max_tokens)
             return self._chunkers[key]
 
-    def converter(self, project: ProjectConfig) -> Any:
-        with self._load:
-            if self._converter is None:
-                from .convert import build_converter
-                from .models import layout_model_path
+    def worker(self, project: ProjectConfig) -> ConversionWorker:
+        """The conversion worker process for a project's settings (started on first use)."""
+        from .models import layout_model_path
+        from .worker import ConversionWorker, ConvertOptions
 
-                self._converter = build_converter(
-                    ocr=project.ocr,
-                    ocr_langs=project.ocr_languages,
-                    layout_model_path=layout_model_path(self.settings.models_dir),
-                    num_threads=self.settings.threads,
-                )
-            return self._converter
+        opts = ConvertOptions(
+            ocr=project.ocr, ocr_languages=tuple(project.ocr_languages),
+            layout_model_path=str(layout_model_path(self.settings.models_dir)),
+            threads=self.settings.threads,
+            pdf_password=project.pdf_password.get_secret_value()
+            if project.pdf_password else None)
+        with self._load:
+            worker = self._workers.get(opts)
+            if worker is None:
+                worker = self._workers[opts] = ConversionWorker(opts, project.conversion_timeout_s)
+            worker.timeout_s = project.conversion_timeout_s
+            return worker
 
     @staticmethod
     def model_lock(project: ProjectConfig) -> ModelLock:
@@ -309,6 +317,9 @@ class CiteLoom:
             for store in self._stores.values():
                 store.close()
             self._stores.clear()
+        for worker in self._workers.values():
+            worker.stop()
+        self._workers.clear()
 
     # -- conversion cache ----------------------------------------------------------------
     def _cache_path(self, content_hash: str) -> Path:
@@ -324,14 +335,12 @@ class CiteLoom:
                 return DoclingDocument.model_validate_json(gzip.decompress(cached.read_bytes()))
             except Exception:
                 cached.unlink(missing_ok=True)  # a damaged cache entry is just re-made
-        from .convert import convert_file
-
-        doc = convert_file(path, self.converter(project))
+        data = self.worker(project).convert(path)  # in a worker process, with a deadline
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(gzip.compress(doc.model_dump_json().encode(), compresslevel=5))
+        tmp.write_bytes(data)
         os.replace(tmp, cached)
-        return doc
+        return DoclingDocument.model_validate_json(gzip.decompress(data))
 
     def check_writable(self, project_name: str) -> None:
         """Raise EmbeddingMismatch now if an ingest into this project would be refused."""

@@ -154,6 +154,7 @@ def normalise_doi(value: str | None) -> str | None:
     """Lower-case DOI without ``https://doi.org/``/``doi:`` prefix or trailing punctuation.
 
     Short DOIs (``10/fqd6hj``) are kept as given: they cannot be expanded offline.
+    Returns None for anything that is not a DOI.
     """
     if not value:
         return None
@@ -165,7 +166,7 @@ def normalise_doi(value: str | None) -> str | None:
             break
         doi = doi[:-1]
     doi = doi.lower()
-    return doi if doi.startswith("10.") else None
+    return doi if doi.startswith(("10.", "10/")) else None
 
 
 def find_dois(text: str) -> list[str]:
@@ -219,7 +220,13 @@ def make_item(
     flat = {k: str(v) for k, v in fields.items() if v not in (None, "", [], {})}
     extra = flat.get("extra", "")
     date = flat.get("date", "")
-    doi = normalise_doi(flat.get("DOI")) or normalise_doi(_first(_EXTRA_DOI, extra))
+    # A full DOI beats a short one (10/abc): PDFs print full DOIs, and matching needs them.
+    dois = [normalise_doi(flat.get("DOI")), normalise_doi(_first(_EXTRA_DOI, extra))]
+    url = flat.get("url", "")
+    if re.match(r"https?://(dx\.)?doi\.org/10\.", url, re.IGNORECASE):
+        dois.insert(1, normalise_doi(url))
+    doi = next((d for d in dois if d and d.startswith("10.")), None) or next(
+        (d for d in dois if d), None)
     return ZoteroItem(
         key=key,
         item_type=item_type,
