@@ -266,10 +266,10 @@ def test_collections_and_subcollections(edited_library: Path) -> None:
 
     def members(*col_ids: int) -> set[str]:
         marks = ",".join("?" * len(col_ids))
-        return {r[0] for r in sql(edited_library,
-                                  f"SELECT i.key FROM collectionItems ci JOIN items i USING(itemID) "
-                                  f"WHERE ci.collectionID IN ({marks}) AND i.itemID NOT IN "
-                                  f"(SELECT itemID FROM deletedItems)", *col_ids)}
+        query = (f"SELECT i.key FROM collectionItems ci JOIN items i USING(itemID) "
+                 f"WHERE ci.collectionID IN ({marks}) AND i.itemID NOT IN "
+                 f"(SELECT itemID FROM deletedItems)")
+        return {r[0] for r in sql(edited_library, query, *col_ids)}
 
     assert keys(collection="Top") == members(901) and len(members(901)) == 1  # one deleted
     assert keys(collection="Top", include_subcollections=True) == members(901, 902, 903, 904)

@@ -57,7 +57,12 @@ class FakeZotero:
         return httpx2.Client(transport=httpx2.MockTransport(self.handle))
 
     def calls(self, suffix: str) -> list[httpx2.Request]:
+        """Requests to ``prefix + suffix`` (suffix may start mid-path: "/children")."""
         return [r for r in self.requests if r.url.path.endswith(suffix)]
+
+    def top_pages(self) -> list[httpx2.Request]:
+        return [r for r in self.requests
+                if r.url.path.removeprefix("/api") == f"{self.prefix}/items/top"]
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
         self.requests.append(request)
@@ -113,12 +118,30 @@ def server() -> FakeZotero:
     return FakeZotero()
 
 
+class FakeClock:
+    """Stands in for the ``time`` module inside pyzotero's client: sleeping records the
+    wait and moves the clock on, so a backoff expires exactly as it would for real."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+        self.waits: list[float] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.now += seconds
+
+
 @pytest.fixture
 def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """pyzotero waits out backoffs with time.sleep: record instead of waiting."""
-    waited: list[float] = []
-    monkeypatch.setattr(time, "sleep", waited.append)
-    return waited
+    """Every wait pyzotero makes, in seconds (nothing really sleeps)."""
+    import pyzotero._client
+
+    clock = FakeClock()
+    monkeypatch.setattr(pyzotero._client, "time", clock)
+    return clock.waits
 
 
 def web_reader(server: FakeZotero, key: str = GOOD_KEY, **kw: object) -> WebApiReader:
@@ -131,7 +154,7 @@ def web_reader(server: FakeZotero, key: str = GOOD_KEY, **kw: object) -> WebApiR
 def test_paging_follows_link_headers_across_pages(server: FakeZotero) -> None:
     items = list(web_reader(server).items())
     assert [it.key for it in items] == [r["key"] for r in ITEMS]
-    pages = server.calls("/items/top")
+    pages = server.top_pages()
     assert len(pages) == 3  # 20 items at the server's 7 per page
     starts = [parse_qs(r.url.query.decode()).get("start", ["0"])[0] for r in pages]
     assert starts == ["0", "7", "14"]
@@ -199,8 +222,8 @@ def test_429_retry_after_is_waited_out(server: FakeZotero, sleeps: list[float]) 
     server.before = first_request_throttled
     items = list(web_reader(server).items())
     assert len(items) == 20 and len(refused) == 1
-    assert len(sleeps) == 1 and 2.5 < sleeps[0] <= 3.0  # the server's Retry-After
-    assert len(server.calls("/items/top")) == 4  # the refused page was asked again
+    assert sleeps == [3.0]  # the server's Retry-After, waited once
+    assert len(server.top_pages()) == 4  # the refused page was asked again
 
 
 def test_backoff_header_delays_the_next_request(server: FakeZotero, sleeps: list[float]) -> None:
@@ -215,7 +238,7 @@ def test_backoff_header_delays_the_next_request(server: FakeZotero, sleeps: list
     reader.collections()
     assert sleeps == []
     list(reader.items())
-    assert len(sleeps) >= 1 and 4.5 < sleeps[0] <= 5.0
+    assert sleeps == [5.0]
 
 
 def test_persistent_429_becomes_zotero_unavailable(server: FakeZotero,
@@ -225,14 +248,14 @@ def test_persistent_429_becomes_zotero_unavailable(server: FakeZotero,
     with pytest.raises(ZoteroUnavailable) as err:
         list(web_reader(server).items())
     assert "429" in err.value.message and "wait" in err.value.hint
-    assert len(sleeps) == 2  # pyzotero's three attempts, two waits between them
+    assert sleeps == [2.0, 2.0]  # pyzotero's three attempts, two waits between them
 
 
 def test_collection_filter_uses_collection_endpoint(server: FakeZotero) -> None:
     reader = web_reader(server)
     sciences = {it.key for it in reader.items(collection="Sciences (miscellaneous)")}
     assert sciences == {r["key"] for r in ITEMS if "BX9965IJ" in r["data"]["collections"]}
-    assert len(sciences) == 12 and not server.calls("/items/top")
+    assert len(sciences) == 12 and not server.top_pages()
     nested = {it.key for it in reader.items(collection="Non-English items",
                                             include_subcollections=True)}
     expected = {r["key"] for r in ITEMS
@@ -288,7 +311,7 @@ def test_local_api_reads_unpaginated_and_uses_files_in_place(tmp_path: Path) -> 
     fake.file_location = stored.as_uri()  # Zotero answers /file with a file:// redirect
     reader = LocalApiReader(client=fake.client(), data_dir=tmp_path / "elsewhere")
     items = {it.key: it for it in reader.items()}
-    assert len(items) == 20 and len(fake.calls("/items/top")) == 1
+    assert len(items) == 20 and len(fake.top_pages()) == 1
     att = items["PQKBRC33"].attachments[0]
     assert not att.exists  # not under this data_dir: the local API must say where it is
     assert reader.fetch_attachment(att, tmp_path / "dl") == stored

@@ -19,6 +19,7 @@ from citeloom.errors import SourceNotFound, ZoteroUnavailable
 
 from .base import (
     NON_REGULAR_TYPES,
+    SECONDARY_CREATOR_TYPES,
     Attachment,
     Collection,
     Creator,
@@ -57,7 +58,8 @@ _CSL_FIELDS = {
 _CSL_CREATOR_ROLES = {"author": "author", "editor": "editor", "translator": "translator",
                       "container-author": "bookAuthor", "collection-editor": "seriesEditor",
                       "director": "director", "composer": "composer", "interviewer": "interviewer",
-                      "recipient": "recipient", "reviewed-author": "reviewedAuthor"}
+                      "recipient": "recipient", "reviewed-author": "reviewedAuthor",
+                      "contributor": "contributor"}
 
 
 class ExportFileReader(ZoteroReader):
@@ -223,9 +225,7 @@ def to_bibtex(items: Iterable[ZoteroItem]) -> str:
             etype = "mastersthesis"
         lines: list[tuple[str, str]] = [("title", bibtex_escape(it.title))]
         editors = [c for c in it.creators if c.creator_type == "editor"]
-        authors = [c for c in it.creators if c.creator_type not in ("editor", "seriesEditor",
-                                                                    "translator", "contributor",
-                                                                    "reviewedAuthor")]
+        authors = [c for c in it.creators if c.creator_type not in SECONDARY_CREATOR_TYPES]
         if authors:
             lines.append(("author", _names(authors)))
         if editors:
@@ -284,7 +284,10 @@ def to_csl_json(items: Iterable[ZoteroItem]) -> list[dict[str, Any]]:
                     break
         roles = {v: k for k, v in _CSL_CREATOR_ROLES.items()}
         for c in it.creators:
-            role = roles.get(c.creator_type, "author")
+            # Roles CSL lacks (presenter, programmer…) are authors when primary, so the
+            # display authors survive the trip; secondary ones stay out of `author`.
+            fallback = "contributor" if c.creator_type in SECONDARY_CREATOR_TYPES else "author"
+            role = roles.get(c.creator_type, fallback)
             name = {"literal": c.name} if c.name else {"family": c.last, "given": c.first}
             d.setdefault(role, []).append({k: v for k, v in name.items() if v})
         parts = _date_parts(it)
