@@ -176,3 +176,14 @@ def test_extra_citekey_forms() -> None:
     assert extra_citekey("bibtex: legacyPinned") == "legacyPinned"
     assert extra_citekey("tex.citation key: no") is None
     assert extra_citekey("") is None and extra_citekey(None) is None
+
+
+def test_group_items_are_named_by_local_library_id() -> None:
+    from_db = make_item("GGGG1111", "book", {}, library_id=2, library_type="group", item_id=7)
+    from_web = make_item("GGGG1111", "book", {}, library_id=169947, library_type="group")
+    mine = make_item("MMMM1111", "book", {}, library_id=1, library_type="user", item_id=8)
+    assert (from_db.bbt_ref, from_web.bbt_ref, mine.bbt_ref) == (
+        "2:GGGG1111", "GGGG1111", "MMMM1111")
+    fake = FakeBBT({"2:GGGG1111": "groupKey"})
+    resolve_citekeys([from_db], bbt=BetterBibTeX(transport=fake.transport()))
+    assert from_db.citekey == "groupKey" and fake.bodies[0]["params"] == [["2:GGGG1111"]]

@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS documents (
     ingested_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS documents_source ON documents(source_path);
+CREATE INDEX IF NOT EXISTS documents_zotero ON documents(zotero_key);
 """
 
 
@@ -70,6 +71,9 @@ class Catalog:
     def by_source(self, source_path: str) -> list[DocRecord]:
         return self._rows("SELECT * FROM documents WHERE source_path = ? ORDER BY ingested_at",
                           source_path)
+
+    def by_zotero_key(self, zotero_key: str) -> list[DocRecord]:
+        return self._rows("SELECT * FROM documents WHERE zotero_key = ?", zotero_key)
 
     def all(self) -> list[DocRecord]:
         return self._rows("SELECT * FROM documents ORDER BY source_path")

@@ -30,9 +30,22 @@ def _parser() -> argparse.ArgumentParser:
     ing.add_argument("paths", nargs="*", type=Path,
                      help="PDF files or folders (default: the project's configured sources)")
     ing.add_argument("--project", "-p", help="project name (created on first ingest)")
+    ing.add_argument("--zotero-collection", metavar="NAME_OR_KEY",
+                     help="ingest the PDFs of this Zotero collection ('*' for the whole "
+                     "library); the library comes from ZOTERO_* variables")
+    ing.add_argument("--zotero-subcollections", action="store_true")
+    ing.add_argument("--zotero-tag", action="append", default=[],
+                     help="only items with this tag (repeatable: any of them)")
+    ing.add_argument("--zotero-exclude-tag", action="append", default=[])
     ing.add_argument("--prune", action="store_true",
                      help="remove indexed documents whose files under PATHs are gone")
     ing.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    ci = sub.add_parser("cite", help="BibTeX or CSL-JSON for citekeys (Better BibTeX's "
+                        "export when Zotero runs, else stored metadata)")
+    ci.add_argument("citekeys", nargs="+")
+    ci.add_argument("--format", choices=["bibtex", "csl-json"], default="bibtex")
+    ci.add_argument("--project", "-p", help="look citekeys up in this project's index too")
 
     ri = sub.add_parser("reindex", help="rebuild a project with its configured models and "
                         "chunking (from cached conversions); queries keep working meanwhile")
@@ -130,7 +143,7 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
 
     project = settings.project(args.project, create=True)
     paths = args.paths or project.sources
-    if not paths:
+    if not paths and not args.zotero_collection:
         raise CiteLoomError("nothing to ingest",
                             "give PATHs, or set sources for the project in citeloom.toml")
     console = Console(stderr=True)
@@ -151,7 +164,14 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                                      f" — {result.error['message']}"))
                 bar.advance(task)
 
-        report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune)
+        if args.zotero_collection:
+            report = app.ingest_zotero(
+                project.name, None if args.zotero_collection == "*" else args.zotero_collection,
+                include_subcollections=args.zotero_subcollections,
+                tags_include=args.zotero_tag, tags_exclude=args.zotero_exclude_tag,
+                progress=progress)
+        else:
+            report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune)
     app.close()
     summary = report.to_dict()
     if args.json:
@@ -165,6 +185,14 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
             if f.error:
                 console.print(f"  [red]{f.error['code']}[/] {f.path}: {f.error['message']}"
                               f" — {f.error['hint']}")
+            elif f.note.startswith("MetadataMissing"):
+                console.print(f"  [yellow]{Path(f.path).name}[/]: {f.note}")
+        for w in report.warnings:
+            console.print(f"  [yellow]{w['code']}[/]: {w['message']} — {w['hint']}")
+        if report.items_without_pdf:
+            console.print(f"  {len(report.items_without_pdf)} Zotero items have no PDF:")
+            for it in report.items_without_pdf:
+                console.print(f"    {it['citekey'] or it['zotero_key']}: {it['title']}")
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
 
@@ -218,6 +246,17 @@ def _print_hits(header: str, hits: list[Any]) -> None:
             console.print(f"   [green]§ {h.section_path}[/]")
         console.print("   " + h.text.replace("\n", " "), highlight=False)
         console.print(f"   [dim]chunk {h.chunk_id}[/]")
+
+
+def _cmd_cite(args: argparse.Namespace, settings: Any) -> int:
+    from .service import CiteLoom
+
+    app = CiteLoom(settings)
+    try:
+        print(app.cite(args.citekeys, args.format, args.project))
+    finally:
+        app.close()
+    return EXIT_OK
 
 
 def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
@@ -324,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(args.config)
         handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
                    "projects": _cmd_projects, "reindex": _cmd_reindex,
-                   "inspect": _cmd_inspect, "serve": _cmd_serve,
+                   "inspect": _cmd_inspect, "serve": _cmd_serve, "cite": _cmd_cite,
                    "validate": _cmd_validate}[args.command]
         return handler(args, settings)
     except CiteLoomError as exc:

@@ -56,16 +56,19 @@ class JobManager:
         self.jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
 
-    def start(self, project: str, source: str, paths: list[Path], prune: bool = False) -> Job:
+    def start(self, project: str, source: str, paths: list[Path], prune: bool = False,
+              zotero: dict[str, Any] | None = None) -> Job:
+        """Run an ingest of ``paths`` (or, with ``zotero``, of a Zotero collection)."""
         job = Job(id=uuid.uuid4().hex[:12], project=project, source=source)
         with self._lock:
             self.jobs[job.id] = job
-        thread = threading.Thread(target=self._run, args=(job, paths, prune),
+        thread = threading.Thread(target=self._run, args=(job, paths, prune, zotero),
                                   name=f"ingest-{job.id}", daemon=False)
         thread.start()
         return job
 
-    def _run(self, job: Job, paths: list[Path], prune: bool) -> None:
+    def _run(self, job: Job, paths: list[Path], prune: bool,
+             zotero: dict[str, Any] | None) -> None:
         def progress(event: str, result: FileResult | None) -> None:
             with job.changed:
                 if event.startswith("start:"):
@@ -78,8 +81,9 @@ class JobManager:
                 raise Cancelled
 
         try:
-            report: IngestReport = self.app.ingest(paths, job.project, progress=progress,
-                                                   prune=prune)
+            report: IngestReport = (
+                self.app.ingest_zotero(job.project, progress=progress, **zotero) if zotero
+                else self.app.ingest(paths, job.project, progress=progress, prune=prune))
             job.report, job.state = report.to_dict(), "done"
         except Cancelled:
             job.state = "cancelled"

@@ -271,11 +271,26 @@ def resolve_source(source: str, project: str) -> list[Path]:
     return [real]
 
 
+def parse_zotero_source(source: str) -> dict[str, Any]:
+    """``zotero:collection/Name[?subcollections]`` or ``zotero:library``."""
+    rest = source.removeprefix("zotero:")
+    rest, _, query = rest.partition("?")
+    if rest == "library":
+        return {"collection": None, "include_subcollections": True}
+    if rest.startswith("collection/") and rest.removeprefix("collection/").strip():
+        return {"collection": rest.removeprefix("collection/").strip(),
+                "include_subcollections": "subcollections" in query}
+    raise InvalidInput(f"cannot read Zotero source {source!r}",
+                       "use 'zotero:collection/NAME_OR_KEY' or 'zotero:library'")
+
+
 @mcp.tool
 async def ingest_from_source(
         project: ProjectName,
         source: Annotated[str, Field(description="a file or folder path under an allowed "
-                                     "root (the project's sources, [mcp] allowed_roots)")],
+                                     "root (the project's sources, [mcp] allowed_roots), or "
+                                     "'zotero:collection/NAME_OR_KEY' (add '?subcollections' "
+                                     "to include them) or 'zotero:library'")],
         options: IngestOptions | None = None,
         ctx: Context | None = None) -> dict[str, Any]:
     """Convert, chunk, embed and index the PDFs at ``source`` into ``project`` (created on
@@ -283,13 +298,18 @@ async def ingest_from_source(
     to follow with ingest_status. Unchanged files are skipped; re-running is safe."""
     cid = uuid.uuid4().hex[:12]
     opts = options or IngestOptions()
+    zotero: dict[str, Any] | None = None
     try:
         state.settings.project(project, create=True)
-        paths = resolve_source(source, project)
+        if source.startswith("zotero:"):
+            zotero = parse_zotero_source(source)
+            paths: list[Path] = []
+        else:
+            paths = resolve_source(source, project)
     except CiteLoomError as exc:
         raise _fail(exc, cid) from None
     await _call(cid, state.app.check_writable, project)
-    job = state.jobs.start(project, source, paths, prune=opts.prune)
+    job = state.jobs.start(project, source, paths, prune=opts.prune, zotero=zotero)
     log.info("ingest job started", extra={"cid": cid, "job": job.id, "project": project})
     await _follow(job, opts.wait_seconds, ctx)
     return {**job.to_dict(), "correlation_id": cid}

@@ -90,6 +90,8 @@ class IngestReport:
     project: str
     files: list[FileResult] = field(default_factory=list)
     seconds: float = 0.0
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    items_without_pdf: list[dict[str, Any]] = field(default_factory=list)
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -114,6 +116,8 @@ class IngestReport:
             "pages": sum(f.pages for f in self.files),
             "seconds": round(self.seconds, 3),
             "files": [asdict(f) for f in self.files],
+            "warnings": self.warnings,
+            "items_without_pdf": self.items_without_pdf,
         }
 
 
@@ -224,6 +228,7 @@ class CiteLoom:
         self._stores: dict[str, Store] = {}
         self._indexes: dict[str, Index] = {}
         self._catalogs: dict[str, Catalog] = {}
+        self._zotero: Any = None
         self._swap = threading.RLock()
         self._load = threading.Lock()
 
@@ -257,13 +262,15 @@ class CiteLoom:
                 self._chunkers[key] = Chunker(tok, spec.window, project.chunk_max_tokens)
             return self._chunkers[key]
 
-    def worker(self, project: ProjectConfig) -> ConversionWorker:
-        """The conversion worker process for a project's settings (started on first use)."""
+    def worker(self, project: ProjectConfig,
+               ocr_languages: list[str] | None = None) -> ConversionWorker:
+        """The conversion worker process for these settings (started on first use; one
+        alive at a time, since each holds Docling and the layout model in memory)."""
         from .models import layout_model_path
         from .worker import ConversionWorker, ConvertOptions
 
         opts = ConvertOptions(
-            ocr=project.ocr, ocr_languages=tuple(project.ocr_languages),
+            ocr=project.ocr, ocr_languages=tuple(ocr_languages or project.ocr_languages),
             layout_model_path=str(layout_model_path(self.settings.models_dir)),
             threads=self.settings.threads,
             pdf_password=project.pdf_password.get_secret_value()
@@ -271,6 +278,9 @@ class CiteLoom:
         with self._load:
             worker = self._workers.get(opts)
             if worker is None:
+                for other in self._workers.values():
+                    other.stop()
+                self._workers.clear()
                 worker = self._workers[opts] = ConversionWorker(opts, project.conversion_timeout_s)
             worker.timeout_s = project.conversion_timeout_s
             return worker
@@ -325,7 +335,8 @@ class CiteLoom:
     def _cache_path(self, content_hash: str) -> Path:
         return self.settings.data_dir / "cache" / "conversions" / f"{content_hash}.json.gz"
 
-    def convert(self, path: Path, project: ProjectConfig, content_hash: str) -> DoclingDocument:
+    def convert(self, path: Path, project: ProjectConfig, content_hash: str,
+                ocr_languages: list[str] | None = None) -> DoclingDocument:
         """The converted document, from the cache when this content was converted before."""
         from docling_core.types.doc import DoclingDocument
 
@@ -335,7 +346,8 @@ class CiteLoom:
                 return DoclingDocument.model_validate_json(gzip.decompress(cached.read_bytes()))
             except Exception:
                 cached.unlink(missing_ok=True)  # a damaged cache entry is just re-made
-        data = self.worker(project).convert(path)  # in a worker process, with a deadline
+        # In a worker process, with a deadline.
+        data = self.worker(project, ocr_languages).convert(path)
         cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(data)
@@ -363,10 +375,11 @@ class CiteLoom:
         index = self.index(project.name, create=True)
         index.ensure(self.model_lock(project), self.index_params(project))
         catalog = self.catalog(project.name)
+        matcher = self._zotero_matcher(report) if files else None
         if progress:
             progress(f"start:{len(files)}", None)
         for path in files:
-            result = self._ingest_file(path, project, index, catalog)
+            result = self._ingest_file(path, project, index, catalog, matcher=matcher)
             report.files.append(result)
             if progress:
                 progress("file", result)
@@ -375,17 +388,23 @@ class CiteLoom:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _ingest_file(self, path: Path, project: ProjectConfig, index: Index,
-                     catalog: Catalog) -> FileResult:
+    def _ingest_file(self, path: Path, project: ProjectConfig, index: Index, catalog: Catalog,
+                     *, meta: dict[str, Any] | None = None, zotero_version: int | None = None,
+                     ocr_languages: list[str] | None = None, matcher: Any = None
+                     ) -> FileResult:
+        """Index one file. ``meta`` (Zotero metadata) goes into every chunk's payload; a
+        ``matcher`` looks the file up in Zotero when no ``meta`` is given."""
         t0 = time.perf_counter()
         source = str(path.resolve())
         result = FileResult(source, "failed")
         try:
             st = path.stat()
             previous = catalog.by_source(source)
-            # Fast path: same file, same size and mtime, chunks all there. No hashing.
+            # Fast path: same file, same size and mtime, same Zotero version, chunks all
+            # there. No hashing, no models.
             for rec in previous:
                 if ((rec.size, rec.mtime_ns) == (st.st_size, st.st_mtime_ns)
+                        and (zotero_version is None or rec.zotero_version == zotero_version)
                         and index.count(rec.doc_id) == rec.chunks):
                     result.status, result.doc_id, result.chunks = "skipped", rec.doc_id, rec.chunks
                     return result
@@ -393,7 +412,8 @@ class CiteLoom:
             doc_id = content_hash[:32]
             result.doc_id = doc_id
             known = catalog.get(doc_id)
-            if known and index.count(doc_id) == known.chunks:
+            if (known and index.count(doc_id) == known.chunks
+                    and (zotero_version is None or known.zotero_version == zotero_version)):
                 if known.source_path == source or not Path(known.source_path).exists():
                     known.source_path = source
                     known.size, known.mtime_ns = st.st_size, st.st_mtime_ns
@@ -403,13 +423,20 @@ class CiteLoom:
                     result.status, result.chunks = "skipped", known.chunks
                     result.note = f"same content as {known.source_path}"
                 return result
-            doc = self.convert(path, project, content_hash)
+            doc = self.convert(path, project, content_hash, ocr_languages)
             chunks, title = self._chunks(doc, path, project)
-            index_points = self._points(chunks, project, doc_id, content_hash, source, title)
+            if meta is None and matcher is not None:
+                meta = self._match(matcher, path, doc, result)
+            if meta and meta.get("title"):
+                title = meta["title"]
+            index_points = self._points(chunks, project, doc_id, content_hash, source, title,
+                                        meta)
             with self._swap:
                 index.upsert(index_points)
             catalog.put(DocRecord(doc_id, source, content_hash, st.st_size, st.st_mtime_ns,
-                                  len(chunks), doc.num_pages(), title))
+                                  len(chunks), doc.num_pages(), title,
+                                  zotero_key=(meta or {}).get("zotero_key"),
+                                  zotero_version=zotero_version))
             result.status, result.chunks, result.pages = "indexed", len(chunks), doc.num_pages()
             # A changed file: its new chunks are in; only now do the old ones go.
             for rec in previous:
@@ -438,7 +465,8 @@ class CiteLoom:
         return chunks, document_title(doc, path.stem, pdf_metadata_title(path))
 
     def _points(self, chunks: list[Chunk], project: ProjectConfig, doc_id: str,
-                content_hash: str, source: str, title: str) -> list[PointData]:
+                content_hash: str, source: str, title: str,
+                meta: dict[str, Any] | None = None) -> list[PointData]:
         texts = [c.embed_text for c in chunks]
         dense = self.dense(project.dense_model).embed(texts)
         sparse = (self.sparse().embed(texts) if project.sparse_model != "none"
@@ -472,6 +500,7 @@ class CiteLoom:
                     "language": None,
                     "item_labels": c.item_labels,
                     "embed_model": project.dense_model,
+                    **{k: v for k, v in (meta or {}).items() if v is not None},
                 },
             )
             for i, c in enumerate(chunks)
@@ -527,6 +556,139 @@ class CiteLoom:
                 if progress:
                     progress(n)
         return total
+
+    # -- zotero ---------------------------------------------------------------------------
+    def zotero_reader(self) -> Any:
+        """The Zotero library the environment names (see docs/ZOTERO.md)."""
+        if self._zotero is None:
+            from .zotero import env_reader_config
+
+            self._zotero = env_reader_config().reader()
+        return self._zotero
+
+    @staticmethod
+    def zotero_configured() -> bool:
+        return any(os.environ.get(v) for v in ("ZOTERO_DATA_DIR", "ZOTERO_LIBRARY_ID",
+                                                "ZOTERO_LOCAL"))
+
+    def _zotero_matcher(self, report: IngestReport) -> Any:
+        """An ItemMatcher over the configured library, or None (no Zotero configured, or
+        unreachable: then a warning, and files are indexed from their own metadata)."""
+        if not self.zotero_configured():
+            return None
+        from .zotero import ItemMatcher
+
+        try:
+            return ItemMatcher(list(self.zotero_reader().items()))
+        except CiteLoomError as exc:
+            report.warnings.append(exc.to_dict())
+            return None
+
+    @staticmethod
+    def _match(matcher: Any, path: Path, doc: DoclingDocument,
+               result: FileResult) -> dict[str, Any] | None:
+        from .zotero import item_payload
+
+        first_pages = "\n".join(
+            getattr(item, "text", "") for item, _ in doc.iterate_items()
+            if any(p.page_no <= 2 for p in getattr(item, "prov", [])))
+        item, how = matcher.match(path, first_pages)
+        if item is None:
+            result.note = ("MetadataMissing: no Zotero item matched this file (attachment, "
+                           "DOI or title); indexed with the file's own metadata")
+            return None
+        result.note = f"matched Zotero item {item.key} by {how}"
+        return item_payload(item)
+
+    def ingest_zotero(self, project_name: str | None, collection: str | None, *,
+                      include_subcollections: bool = False, tags_include: list[str] | None = None,
+                      tags_exclude: list[str] | None = None,
+                      progress: ProgressFn | None = None) -> IngestReport:
+        """Ingest the PDF attachments of a Zotero collection (name, path or key; None for
+        the whole library). Items whose Zotero version is unchanged are skipped; items
+        without a PDF are listed in the report."""
+        from .zotero import item_payload, ocr_languages
+
+        project = self.settings.project(project_name, create=True)
+        report = IngestReport(project.name)
+        started = time.perf_counter()
+        reader = self.zotero_reader()
+        items = list(reader.items(collection=collection,
+                                  include_subcollections=include_subcollections,
+                                  tags_include=tags_include or [],
+                                  tags_exclude=tags_exclude or []))
+        index = self.index(project.name, create=True)
+        index.ensure(self.model_lock(project), self.index_params(project))
+        catalog = self.catalog(project.name)
+        work = []
+        for item in items:
+            pdfs = [a for a in item.attachments if a.is_pdf and a.has_file]
+            if not pdfs:
+                report.items_without_pdf.append(
+                    {"zotero_key": item.key, "citekey": item.citekey, "title": item.title})
+            work.extend((item, att) for att in pdfs)
+        if progress:
+            progress(f"start:{len(work)}", None)
+        downloads = self.settings.data_dir / "cache" / "zotero-files"
+        for item, att in work:
+            langs = ocr_languages(item.language) if item.language else None
+            try:
+                path = reader.fetch_attachment(att, downloads)
+                result = self._ingest_file(path, project, index, catalog,
+                                           meta={**item_payload(item), "zotero_key": item.key,
+                                                 "zotero_attachment": att.key},
+                                           zotero_version=item.version, ocr_languages=langs)
+            except CiteLoomError as exc:
+                result = FileResult(str(att.path or att.filename), "failed",
+                                    error=exc.to_dict())
+            result.note = result.note or f"{item.citekey or item.key}: {item.title[:60]}"
+            report.files.append(result)
+            if progress:
+                progress("file", result)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def cite(self, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bibtex",
+             project_name: str | None = None) -> str:
+        """BibTeX or CSL-JSON for citekeys: Better BibTeX's own export when it answers,
+        else from the Zotero library, else from what the index stores."""
+        from .zotero import BetterBibTeX, Creator, ZoteroItem, to_bibtex, to_csl_json
+
+        if not citekeys:
+            raise InvalidInput("no citekey given", "pass one or more citekeys")
+        bbt = BetterBibTeX(port=int(os.environ.get("BBT_PORT", "23119")))
+        if bbt.ready():
+            translator = "Better BibTeX" if fmt == "bibtex" else "Better CSL JSON"
+            return bbt.export(citekeys, translator)
+        found: dict[str, Any] = {}
+        if self.zotero_configured():
+            try:
+                found = {i.citekey: i for i in self.zotero_reader().items() if i.citekey}
+            except CiteLoomError:
+                found = {}
+        missing = [k for k in citekeys if k not in found]
+        if missing and project_name:
+            index = self.index(self.settings.project(project_name, create=True).name)
+            for h in index.scroll(fields=["citekey", "title", "authors", "year", "doi"]):
+                key = h.payload.get("citekey")
+                if key in missing and key not in found:
+                    p = h.payload
+                    creators = [Creator(last=a.split(", ", 1)[0],
+                                        first=a.split(", ", 1)[1] if ", " in a else "")
+                                for a in p.get("authors") or []]
+                    found[key] = ZoteroItem(key=key, item_type="journalArticle",
+                                            title=p.get("title") or "", creators=creators,
+                                            year=p.get("year"), doi=p.get("doi"), citekey=key)
+        still = [k for k in citekeys if k not in found]
+        if still:
+            raise InvalidInput(f"unknown citekey(s): {', '.join(still)}",
+                               "check the keys, or name the project that holds them (-p)")
+        items = [found[k] for k in citekeys]
+        if fmt == "bibtex":
+            return to_bibtex(items)
+        import json
+
+        return json.dumps(to_csl_json(items), indent=2, ensure_ascii=False)
 
     # -- migration -------------------------------------------------------------------------
     def reindex(self, project_name: str | None, progress: ProgressFn | None = None

@@ -133,8 +133,10 @@ class ZoteroItem:
     @property
     def bbt_ref(self) -> str:
         """How Better BibTeX's JSON-RPC names this item: ``KEY`` in My Library, else
-        ``libraryID:KEY`` (a local libraryID, so only database items can name a group)."""
-        if self.library_type == "group" and isinstance(self.library_id, int):
+        ``libraryID:KEY``. BBT means Zotero's *local* libraryID, which only database items
+        know (a Web API group ID is a different number), so others are asked by key."""
+        if self.library_type == "group" and self.item_id is not None and isinstance(
+                self.library_id, int):
             return f"{self.library_id}:{self.key}"
         return self.key
 
@@ -217,7 +219,9 @@ def make_item(
     ``year`` overrides the year parsed from ``date`` when the source parsed it already
     (the database's ``YYYY-MM-DD`` part, the Web API's ``meta.parsedDate``).
     """
-    flat = {k: str(v) for k, v in fields.items() if v not in (None, "", [], {})}
+    # Scalars only: creators, tags, collections and relations arrive as their own arguments.
+    flat = {k: str(v) for k, v in fields.items()
+            if isinstance(v, str | int | float) and str(v) != ""}
     extra = flat.get("extra", "")
     date = flat.get("date", "")
     # A full DOI beats a short one (10/abc): PDFs print full DOIs, and matching needs them.
