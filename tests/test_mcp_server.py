@@ -87,9 +87,15 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+SECRET = "qdrant-secret-7f3a9c"
+
+
 def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
+    log_file = world["root"] / "server.log"
+    seen: list[str] = []
+
     async def scenario() -> None:
-        async with client(world) as c:
+        async with client(world, QDRANT_API_KEY=SECRET, CITELOOM_LOG_FILE=str(log_file)) as c:
             tools = {t.name: t for t in await c.list_tools()}
             assert set(tools) >= TOOLS
             schema = tools["query_hybrid"].input_schema
@@ -149,6 +155,7 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
             ]
             for tool, args, code in cases:
                 err = await error_of(c, tool, args)
+                seen.append(json.dumps(err))
                 assert err["code"] == code, (tool, args, err)
                 assert err["hint"] and err["correlation_id"]
                 assert "API_KEY" not in json.dumps(err)
@@ -158,8 +165,16 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
             mismatch = await error_of(c, "ingest_from_source",
                                       {"project": "mm", "source": str(world["allowed"])})
             assert "citeloom reindex --project mm" in mismatch["hint"]
+            seen.extend(json.dumps(x) for x in (projects, answer, dense, info, alive))
 
     run(scenario())
+    # Logs are JSON lines in the file (stdout carried only the protocol), and no secret
+    # appears in them or in any answer.
+    lines = log_file.read_text().splitlines()
+    assert lines and all(json.loads(line)["level"] for line in lines)
+    assert any(json.loads(line).get("code") == "PATH_NOT_ALLOWED" for line in lines)
+    assert SECRET not in log_file.read_text()
+    assert not any(SECRET in s for s in seen)
 
 
 def test_query_answers_while_ingest_job_runs_and_job_completes(world: dict[str, Any]) -> None:
