@@ -379,9 +379,30 @@ def setup_logging(log_file: Path | None = None, level: str = "INFO") -> None:
     root.propagate = False
 
 
+def _warm_up() -> None:
+    """Load the query-side models while the client is still shaking hands, so the first
+    query does not pay for them. Failures are left for the real call to report."""
+    try:
+        from .models import DENSE_MODELS
+
+        app = state.app
+        app.sparse()
+        models = {p.dense_model for p in state.settings.projects.values()} or set(DENSE_MODELS)
+        for model_id in models:
+            app.dense(model_id)
+        import tiktoken
+
+        tiktoken.get_encoding("cl100k_base")
+    except Exception:  # noqa: BLE001 - reported when a tool needs the model
+        log.warning("warm-up failed", exc_info=True)
+
+
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
+    import threading
+
     setup_logging(state.settings.log_file)
     log.info("server starting", extra={"detail": transport})
+    threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
     if transport == "stdio":
         mcp.run(transport="stdio", show_banner=False)
     else:

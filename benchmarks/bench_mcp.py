@@ -1,0 +1,71 @@
+"""MCP start-up benchmark: from spawning `citeloom serve` (stdio) to the first
+`list_projects` answer, and to the first `query_hybrid` answer, over several fresh spawns.
+
+    .venv/bin/python benchmarks/bench_mcp.py [--runs 5]
+
+Uses the demo project (run `make demo` first, or it ingests fixtures/pdfs itself).
+Writes benchmarks/results/mcp.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def one_run(env: dict[str, str]) -> dict[str, float]:
+    t0 = time.perf_counter()
+    transport = StdioTransport(command=sys.executable, args=["-m", "citeloom.cli", "serve"],
+                               env=env, cwd=str(ROOT))
+    async with Client(transport) as c:
+        await c.call_tool("list_projects", {})
+        t1 = time.perf_counter()
+        await c.call_tool("query_hybrid", {"project": "demo",
+                                           "text": "How often do vena cava filters migrate?"})
+        t2 = time.perf_counter()
+        await c.call_tool("query_hybrid", {"project": "demo", "text": "staff shortage"})
+        t3 = time.perf_counter()
+    return {"spawn_to_list_projects_s": t1 - t0, "spawn_to_first_query_s": t2 - t0,
+            "warm_query_s": t3 - t2}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    env = {**os.environ, "CITELOOM_CONFIG": str(ROOT / "citeloom.toml")}
+    from citeloom.config import load_settings
+    from citeloom.service import CiteLoom
+
+    app = CiteLoom(load_settings(ROOT / "citeloom.toml"))
+    if "demo" not in {p["project"] for p in app.list_projects() if p.get("indexed")}:
+        app.ingest([ROOT / "fixtures" / "pdfs"], "demo")
+    app.close()
+    runs = [asyncio.run(one_run(env)) for _ in range(args.runs)]
+    med = {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}
+    result = {"date": date.today().isoformat(),
+              "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                         f"Python {platform.python_version()}",
+              "runs": runs, "median": med,
+              "targets": {"spawn_to_list_projects_s": 2.0, "spawn_to_first_query_s": 3.0}}
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "mcp.json").write_text(json.dumps(result, indent=2))
+    print(json.dumps(result["median"], indent=2))
+
+
+if __name__ == "__main__":
+    main()
