@@ -78,10 +78,15 @@ def test_dedupe_keeps_best_chunk_of_each_document() -> None:
 
 # -- fusion helpers -------------------------------------------------------------------------
 def test_rrf_by_hand() -> None:
-    # k=1, positions from 0: a = 1/1 + 1/2, b = 1/2, c = 1/3 + 1/1
-    assert ev.rrf([["a", "b", "c"], ["c", "a"]], k=1) == ["a", "c", "b"]
-    # weights favour the second list: c = 1/3 + 3, a = 1 + 3/2
-    assert ev.rrf([["a", "b", "c"], ["c", "a"]], k=1, weights=[1, 3]) == ["c", "a", "b"]
+    # k=2, 1 / (k - 1 + rank): a = 1/2 + 1/3, b = 1/3, c = 1/4 + 1/2
+    assert ev.rrf([["a", "b", "c"], ["c", "a"]], k=2) == ["a", "c", "b"]
+    # k=2, weight 3 on the second list, 1 / (k - 1 + rank / w):
+    # a = 1/2 + 1/(1 + 2/3) = 1.1, c = 1/4 + 1/(1 + 1/3) = 1.0, b = 1/3
+    assert ev.rrf([["a", "b", "c"], ["c", "a"]], k=2, weights=[1, 3]) == ["a", "c", "b"]
+    # k=1: a tie unweighted (1 + 1/2 each); weight 3 on the second list breaks it for c:
+    # a = 1/1 + 1/(2/3) = 2.5, c = 1/2 + 1/(1/3) = 3.5
+    assert ev.rrf([["a", "c"], ["c", "a"]], k=1, weights=[1, 3]) == ["c", "a"]
+    assert ev.rrf([["a", "c"], ["c", "a"]], k=1, weights=[3, 1]) == ["a", "c"]
     # depth 1 keeps only each list's first item
     assert ev.rrf([["a", "b", "c"], ["c", "a"]], k=1, depth=1) == ["a", "c"]
 

@@ -120,14 +120,15 @@ def score_run(top10: dict[str, list[str]], deep: dict[str, list[str]],
 # -- fusion, for tuning experiments on cached candidate lists --------------------------------
 def rrf(lists: Sequence[Sequence[str]], k: int = 60, weights: Sequence[float] | None = None,
         depth: int | None = None) -> list[str]:
-    """Reciprocal rank fusion as Qdrant computes it: each list gives w / (k + position) to
-    its items, position counted from 0; ``depth`` truncates each list first (the prefetch
-    limit). Ties keep first-seen order."""
+    """Reciprocal rank fusion as Qdrant (qdrant-edge 0.9) computes it: the item at 1-based
+    rank r of a list with weight w gets 1 / (k - 1 + r / w), so unweighted 1 / (k + r - 1)
+    (the first item scores 1/k) and a weight stretches ranks rather than scaling scores.
+    ``depth`` truncates each list first (the prefetch limit). Ties keep first-seen order."""
     scores: dict[str, float] = {}
     for n, items in enumerate(lists):
         w = 1.0 if weights is None else weights[n]
-        for pos, item in enumerate(items[:depth] if depth else items):
-            scores[item] = scores.get(item, 0.0) + w / (k + pos)
+        for r, item in enumerate(items[:depth] if depth else items, 1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k - 1 + r / w)
     return sorted(scores, key=lambda item: -scores[item])
 
 
