@@ -96,6 +96,10 @@ def _parser() -> argparse.ArgumentParser:
     va.add_argument("--project", "-p", help="check only this project")
     va.add_argument("--json", action="store_true")
 
+    from .evaluate import add_eval_parser
+
+    add_eval_parser(sub)
+
     pr = sub.add_parser("projects", help="list projects and their indexes")
     pr.add_argument("--json", action="store_true")
     return p
@@ -248,6 +252,12 @@ def _print_hits(header: str, hits: list[Any]) -> None:
         console.print(f"   [dim]chunk {h.chunk_id}[/]")
 
 
+def _cmd_eval(args: argparse.Namespace, settings: Any) -> int:
+    from .evaluate import cmd_eval
+
+    return cmd_eval(args, settings)
+
+
 def _cmd_cite(args: argparse.Namespace, settings: Any) -> int:
     from .service import CiteLoom
 
@@ -364,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
                    "projects": _cmd_projects, "reindex": _cmd_reindex,
                    "inspect": _cmd_inspect, "serve": _cmd_serve, "cite": _cmd_cite,
+                   "eval": _cmd_eval,
                    "validate": _cmd_validate}[args.command]
         return handler(args, settings)
     except CiteLoomError as exc:

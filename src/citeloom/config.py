@@ -43,6 +43,7 @@ ENV_VARS = (
     "ZOTERO_API_KEY",
     "ZOTERO_LOCAL",
     "BBT_PORT",
+    "CITELOOM_SCIFACT_DIR",
 )
 
 
