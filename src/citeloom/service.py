@@ -456,13 +456,20 @@ class CiteLoom:
 
     def _chunks(self, doc: DoclingDocument, path: Path,
                 project: ProjectConfig) -> tuple[list[Chunk], str]:
+        """Heading levels, title, normalised text (``structure.restructure``, applied to
+        the cached conversion so rule changes need no reconversion), then chunks."""
         from .chunk import document_title, pdf_metadata_title
+        from .structure import find_title, restructure
 
+        pdf = path if path.suffix.lower() == ".pdf" and path.is_file() else None
+        password = project.pdf_password.get_secret_value() if project.pdf_password else None
+        doc = restructure(doc, pdf_path=pdf, password=password)
         chunks = self.chunker(project).chunk(doc)
         if not chunks:
             raise InvalidInput(f"{path.name}: no text found",
                                "the file may be empty, or scanned with OCR disabled")
-        return chunks, document_title(doc, path.stem, pdf_metadata_title(path))
+        title = find_title(doc) or document_title(doc, path.stem, pdf_metadata_title(path))
+        return chunks, title
 
     def _points(self, chunks: list[Chunk], project: ProjectConfig, doc_id: str,
                 content_hash: str, source: str, title: str,
