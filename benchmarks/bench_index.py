@@ -13,9 +13,10 @@ Each size is built and measured in a fresh child process (so peak RSS is that si
   each an atomic WAL write plus flush; points/s over the upsert calls only.
 * queries: real SciFact train queries; each query is embedded (DenseEmbedder +
   SparseEmbedder) and searched as ``CiteLoom.query(top_k=10, group_by_doc=True)`` does it
-  (hybrid RRF, limit 50 chunks, prefetch 100, reference chunks excluded), with no further
-  filter, a year range, or a set of 20 doc_ids; ``--passes`` passes over the queries after
-  a warm-up, p50/p95 per pass, median over passes.
+  (hybrid RRF, limit 50 chunks, prefetch 100, reference chunks excluded: the "default
+  filter"), with a year range or a set of 20 doc_ids added, and once with no filter at all;
+  ``--passes`` passes over the queries after a warm-up, p50/p95 per pass, median over
+  passes.
 * ``optimize()``: queries are measured before it (appendable segments, as the product
   leaves a shard today) and after it (HNSW and indexed segments); its time is reported.
 * dense HNSW recall@10 against exact search, after optimize.
@@ -48,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NS = uuid.UUID("2b0f5a5e-8d0e-4c8e-9b59-6a3e0e1c7f21")
 DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 BATCH = 256
+RAW = "no filter at all"
 DENSE_SIGMA = 0.025
 SPARSE_DROP = 0.10
 PAYLOAD_FIELDS = ["doc_id", "title", "chunk_text", "chunk_index", "doc_chunk_count",
@@ -207,8 +209,10 @@ def measure_queries(index: Any, dense_m: Any, sparse_m: Any, queries: list[str],
 
     out: dict[str, Any] = {}
     for name, flt in filters.items():
-        base = dataclasses.replace(flt) if flt else SearchFilter()
-        base.exclude_labels = ["reference"]  # what CiteLoom.query adds by default
+        base: SearchFilter | None = None
+        if name != RAW:
+            base = dataclasses.replace(flt) if flt else SearchFilter()
+            base.exclude_labels = ["reference"]  # what CiteLoom.query adds by default
         for text in queries[:5]:  # warm-up
             index.search(dense=dense_m.embed_query(text), sparse=sparse_m.embed_query(text),
                          mode="hybrid", limit=50, flt=base, fusion="rrf", rrf_k=60, prefetch=100)
@@ -289,13 +293,18 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     pick = np.random.default_rng(7).choice(len(doc_ids), 20, replace=False)
     filters = {"none": None,
                "year 2010-2014": SearchFilter(year_from=2010, year_to=2014),
-               "20 doc_ids": SearchFilter(doc_ids=[doc_ids[i] for i in pick])}
-    before = measure_queries(index, dense_m, sparse_m, queries, filters, args.passes)
+               "20 doc_ids": SearchFilter(doc_ids=[doc_ids[i] for i in pick]),
+               RAW: None}
     shard = index._open()  # noqa: SLF001
+    segments_before = shard.info().segments_count
+    load_before = os.getloadavg()[0]
+    before = measure_queries(index, dense_m, sparse_m, queries, filters, args.passes)
     t0 = time.perf_counter()
     shard.optimize()
     optimize_s = time.perf_counter() - t0
+    segments_after = shard.info().segments_count
     after = measure_queries(index, dense_m, sparse_m, queries, filters, args.passes)
+    load_after = os.getloadavg()[0]
     recall = dense_recall(shard, dense_m, queries[:50])
     index.close()
     # Reopening the optimized shard: what a new process pays before its first query.
@@ -314,6 +323,9 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         "optimize_s": round(optimize_s, 2),
         "load_s": round(load_s, 3),
         "disk_mb": round(disk, 1),
+        "segments": {"before_optimize": segments_before, "after_optimize": segments_after},
+        "load_avg_1min": {"before_queries": round(load_before, 2),
+                          "after_queries": round(load_after, 2)},
         "before_optimize": before,
         "after_optimize": after,
         "dense_hnsw_recall@10": round(recall, 4),
@@ -351,28 +363,39 @@ def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def markdown(report: dict[str, Any]) -> str:
+    cols = [("none", "default filter"), (RAW, "no filter at all"),
+            ("year 2010-2014", "year 2010-2014"), ("20 doc_ids", "20 doc_ids")]
     lines = [
-        "| chunks | phase | hybrid p50 / p95 ms (no filter) | year range | 20 doc_ids "
-        "| of which embed p50 | search p50 (no filter) |",
-        "|---:|---|---:|---:|---:|---:|---:|",
+        "| chunks | shard | " + " | ".join(f"{t} p50 / p95 ms" for _, t in cols)
+        + " | embed p50 ms | search p50 ms (default) |",
+        "|---:|---|" + "---:|" * (len(cols) + 2),
     ]
     for r in report["sizes"]:
-        for phase, key in (("as written", "before_optimize"), ("after optimize()",
-                                                               "after_optimize")):
+        for phase, key in (("as written", "before_optimize"),
+                           ("after optimize()", "after_optimize")):
             q = r[key]
-            lines.append(
-                f"| {r['size']:,} | {phase} | {q['none']['p50_ms']:.1f} / {q['none']['p95_ms']:.1f}"
-                f" | {q['year 2010-2014']['p50_ms']:.1f} / {q['year 2010-2014']['p95_ms']:.1f}"
-                f" | {q['20 doc_ids']['p50_ms']:.1f} / {q['20 doc_ids']['p95_ms']:.1f}"
-                f" | {q['none']['embed_p50_ms']:.1f} | {q['none']['search_p50_ms']:.1f} |")
-    lines += ["", "| chunks | upsert points/s | optimize() s | reopen s | disk MB "
-              "| RSS models loaded MB | RSS built MB | peak RSS MB | dense HNSW recall@10 |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            cells = [f"{q[c]['p50_ms']:.1f} / {q[c]['p95_ms']:.1f}" for c, _ in cols]
+            d = q["none"]
+            lines.append(f"| {r['size']:,} | {phase} | " + " | ".join(cells)
+                         + f" | {d['embed_p50_ms']:.1f} | {d['search_p50_ms']:.1f} |")
+    lines += ["", "| chunks | upsert points/s | optimize() s | segments before / after "
+              "| reopen s | disk MB | RSS models loaded MB | RSS built MB | peak RSS MB "
+              "| dense HNSW recall@10 |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in report["sizes"]:
-        m = r["rss_mb"]
+        m, seg = r["rss_mb"], r["segments"]
         lines.append(f"| {r['size']:,} | {r['upsert_points_per_s']:,.0f} | {r['optimize_s']:.1f}"
+                     f" | {seg['before_optimize']:.0f} / {seg['after_optimize']:.0f}"
                      f" | {r['load_s']:.2f} | {r['disk_mb']:.0f} | {m['models_loaded']:.0f}"
                      f" | {m['built']:.0f} | {m['peak']:.0f} | {r['dense_hnsw_recall@10']:.3f} |")
+    lines += ["", "Each repeat (default filter, after optimize(): p50 ms, embed p50 ms, "
+              "1-min load average while querying):", ""]
+    for r in report["sizes"]:
+        reps = [f"{x['after_optimize']['none']['p50_ms']:.1f} ms (embed "
+                f"{x['after_optimize']['none']['embed_p50_ms']:.1f}, load "
+                f"{x.get('load_avg_1min', {}).get('after_queries', float('nan')):.1f})"
+                for x in r.get("repeats", [])]
+        lines.append(f"- {r['size']:,}: " + "; ".join(reps))
     return "\n".join(lines)
 
 
@@ -399,7 +422,12 @@ def main() -> int:
     p.add_argument("--source-npz", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--queries", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--result", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--table", type=Path, metavar="JSON",
+                   help="only print the Markdown table of an earlier results file")
     args = p.parse_args()
+    if args.table:
+        print(markdown(json.loads(args.table.read_text())))
+        return 0
 
     if args.models_dir is None:
         from citeloom.config import load_settings

@@ -7,14 +7,16 @@ VENV="${VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 
 # Tesseract for OCR of scanned pages (Docling calls its CLI).
-if ! command -v tesseract >/dev/null 2>&1 || ! tesseract --list-langs 2>/dev/null | grep -qx deu; then
+# French data (tesseract-ocr-fra) lets projects set ocr_languages = ["fra"]; the tests use it.
+if ! command -v tesseract >/dev/null 2>&1 || ! tesseract --list-langs 2>/dev/null | grep -qx deu \
+    || ! tesseract --list-langs 2>/dev/null | grep -qx fra; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "setup: installing tesseract-ocr (eng, deu) with apt-get"
+    echo "setup: installing tesseract-ocr (eng, deu, fra) with apt-get"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra >/dev/null
   else
     echo "setup: Tesseract is missing and apt-get cannot be used here (not root, or not Debian)." >&2
-    echo "       Install tesseract-ocr with English and German data yourself; scanned PDFs need it." >&2
+    echo "       Install tesseract-ocr with English, German and French data yourself; scanned PDFs need it." >&2
   fi
 fi
 

@@ -86,6 +86,8 @@ from pydantic import Field
 from citeloom.layout import (
     CiteloomLayoutOptions,
     demote_text_heavy_pictures,
+    drop_nested_text_clusters,
+    extend_text_clusters_to_line_ends,
     register_layout_engine,
 )
 
@@ -206,6 +208,32 @@ class CiteloomTesseractOcrOptions(TesseractCliOcrOptions):
 
 #: Tesseract reads PGM straight into memory: no PNG encode/decode (~0.25 s a page).
 _OCR_IMAGE_SUFFIX = ".pgm"
+#: Page images for Tesseract go to ``<root>/<pid>/``. A conversion worker killed on
+#: timeout cannot delete its own; the next process to OCR removes the folders of
+#: processes that are gone.
+OCR_TMP_ROOT = Path(tempfile.gettempdir()) / f"citeloom-ocr-{os.getuid()}"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def ocr_tmpdir() -> Path:
+    """This process's folder for OCR images, created on first use; on creation,
+    the folders left by dead processes are removed."""
+    mine = OCR_TMP_ROOT / str(os.getpid())
+    if not mine.is_dir():
+        mine.mkdir(parents=True, exist_ok=True)
+        for other in OCR_TMP_ROOT.iterdir():
+            if other != mine and other.name.isdigit() and not _pid_alive(int(other.name)):
+                shutil.rmtree(other, ignore_errors=True)
+    return mine
 
 
 def _confidence(words: Any) -> tuple[float, int]:
@@ -359,6 +387,11 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
     #: Set by :class:`CiteloomPdfPipeline`: re-predicts the layout of a turned page.
     relayout: Callable[[Any, list[Any]], Sequence[LayoutPrediction]] | None = None
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.enabled:
+            ocr_tmpdir()  # and sweep what killed workers left behind
+
     @classmethod
     def get_options_type(cls) -> type[CiteloomTesseractOcrOptions]:
         return CiteloomTesseractOcrOptions
@@ -387,17 +420,21 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         return covered / page_area >= opts.scanned_page_min_bitmap_coverage
 
     # -- Tesseract -------------------------------------------------------------
-    def _read(self, image: Image.Image) -> tuple[Any, Any]:
-        """Tesseract words (DataFrame) of ``image``, and the same written to a
-        temp file for a possible OSD run (caller deletes it)."""
-        with tempfile.NamedTemporaryFile(suffix=_OCR_IMAGE_SUFFIX, delete=False) as f:
+    def _write(self, image: Image.Image) -> str:
+        """``image`` as a grayscale PGM temp file (the caller deletes it)."""
+        with tempfile.NamedTemporaryFile(suffix=_OCR_IMAGE_SUFFIX, dir=ocr_tmpdir(),
+                                         delete=False) as f:
             fname = f.name
         image.convert("L").save(fname)
+        return fname
+
+    def _words(self, fname: str) -> Any:
+        """Tesseract's words (DataFrame) for the image in ``fname``; None if it failed."""
         try:
-            return self._run_tesseract(fname, None), fname
+            return self._run_tesseract(fname, None)
         except subprocess.CalledProcessError:
-            _log.warning("tesseract failed on a %sx%s region", *image.size)
-            return None, fname
+            _log.warning("tesseract failed on %s", fname)
+            return None
 
     def _orientation(self, fname: str) -> int:
         """Docling's orientation angle of the image in ``fname`` (0 when unknown)."""
@@ -406,17 +443,51 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         except Exception:  # noqa: BLE001 - OSD fails on regions with too little text
             return 0
 
-    def _recognise(self, image: Image.Image) -> tuple[Any, int, Image.Image]:
+    def _read(self, image: Image.Image) -> Any:
+        """Tesseract's words of ``image``."""
+        fname = self._write(image)
+        try:
+            return self._words(fname)
+        finally:
+            with contextlib.suppress(OSError):
+                os.remove(fname)
+
+    def _orientation_of(self, image: Image.Image) -> int:
+        fname = self._write(image)
+        try:
+            return self._orientation(fname)
+        finally:
+            with contextlib.suppress(OSError):
+                os.remove(fname)
+
+    def _recognise(self, image: Image.Image, *, osd_first: bool = False
+                   ) -> tuple[Any, int, Image.Image]:
         """Read ``image``; returns (words, orientation, the image the words are on).
 
         ``orientation`` is Docling's angle (as from ``parse_tesseract_orientation``):
-        the image was turned by ``-orientation`` degrees before reading.
+        the image was turned by ``-orientation`` degrees before reading. The upright
+        reading comes first and OSD runs only when it is poor; with ``osd_first``
+        (a landscape scan, likely sideways) OSD runs first instead.
         """
-        opts = self.options
-        words, fname = self._read(image)
-        try:
+        threshold = getattr(self.options, "osd_below_confidence", 101.0)
+        if osd_first:
+            orientation = self._orientation_of(image)
+            if orientation == 0:
+                return self._read(image), 0, image
+            turned = image.rotate(-orientation, expand=True)
+            words = self._read(turned)
             mean, good = _confidence(words)
-            threshold = getattr(opts, "osd_below_confidence", 101.0)
+            if mean >= threshold:
+                return words, orientation, turned
+            upright = self._read(image)  # OSD may have been wrong: keep the better one
+            if _confidence(upright)[1] >= good:
+                return upright, 0, image
+            return words, orientation, turned
+
+        fname = self._write(image)
+        try:
+            words = self._words(fname)
+            mean, good = _confidence(words)
             if words is None or len(words) == 0 or mean >= threshold:
                 return words, 0, image
             orientation = self._orientation(fname)
@@ -426,9 +497,7 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         if orientation == 0:
             return words, 0, image
         turned = image.rotate(-orientation, expand=True)
-        words2, fname2 = self._read(turned)
-        with contextlib.suppress(OSError):
-            os.remove(fname2)
+        words2 = self._read(turned)
         if _confidence(words2)[1] > good:
             return words2, orientation, turned
         return words, 0, image
@@ -494,7 +563,8 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         cells: list[TextCell] = []
         for rect in rects:
             image = page._backend.get_page_image(scale=self.scale, cropbox=rect)
-            words, orientation, read_image = self._recognise(image)
+            osd_first = scanned and page.size.width > page.size.height
+            words, orientation, read_image = self._recognise(image, osd_first=osd_first)
             if orientation and scanned:
                 angle = (-orientation) % 360  # counter-clockwise turn that made it upright
                 w, h = page.size.width, page.size.height
@@ -542,11 +612,19 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         ph = page.size.height
         cell_boxes = [c.rect.to_bounding_box().to_top_left_origin(page_height=ph) for c in cells]
         skip = set(opts.skip_labels_on_text_pages)
+        # Text the layout model finds inside a skipped figure (axis labels, legends) is
+        # figure furniture too: Docling files it under the picture, not the body text.
+        skipped_boxes = [c.bbox for c in layout.clusters if c.label in skip]
+
+        def in_skipped(box: BoundingBox) -> bool:
+            return any(box.intersection_area_with(s) >= 0.5 * box.area() for s in skipped_boxes)
+
         rects = [
             cluster.bbox
             for cluster in layout.clusters
             if cluster.label not in skip
             and not any(cluster.bbox.intersection_area_with(b) > 0 for b in cell_boxes)
+            and not in_skipped(cluster.bbox)
         ]
         if not rects:
             return []
@@ -566,7 +644,8 @@ def register_ocr_engine(allow_external_plugins: bool = True) -> None:
 
 
 class PictureFilteringPostprocessingModel(LayoutPostprocessingModel):
-    """Docling's layout post-processing, after demoting text-heavy pictures.
+    """Docling's layout post-processing, after demoting text-heavy pictures and, on
+    scanned pages, dropping text clusters nested in larger ones.
 
     Runs after OCR, so OCR words count towards a picture's text coverage:
     scanned pages the layout model mistakes for one big figure keep their text.
@@ -581,6 +660,10 @@ class PictureFilteringPostprocessingModel(LayoutPostprocessingModel):
             layout = page.predictions.layout
             if layout is not None and layout.clusters:
                 kept = demote_text_heavy_pictures(page, layout.clusters, self.max_text_coverage)
+                cells = [c for c in page.cells if c.text.strip()]
+                if cells and all(c.from_ocr for c in cells):
+                    kept = drop_nested_text_clusters(kept)
+                    kept = extend_text_clusters_to_line_ends(page, kept)
                 if kept != layout.clusters:
                     page.predictions.layout = LayoutPrediction(clusters=kept)
         return super().postprocess_layout(conv_res, pages)
@@ -715,12 +798,31 @@ def installed_ocr_languages(tesseract_cmd: str = "tesseract") -> list[str]:
     return [ln.strip() for ln in lines[1:] if ln.strip() and ln.strip() != "osd"]
 
 
+def _tesseract_code(lang: str) -> str:
+    """The Tesseract code Docling will use for ``lang`` (``iso:fr`` -> ``fra``)."""
+    if not lang.startswith("iso:"):
+        return lang
+    try:
+        from docling.models.stages.ocr.tesseract_utils import language_to_tesseract_code
+        from docling.utils.ocr_language import OcrLanguageResolver
+
+        (canonical,) = OcrLanguageResolver.canonicalize_ocr_languages([lang])
+        return language_to_tesseract_code(canonical)
+    except Exception:  # noqa: BLE001 - Docling reports what it cannot map itself
+        return lang
+
+
 def check_ocr_languages(langs: Sequence[str], tesseract_cmd: str = "tesseract") -> None:
-    """Raise :class:`OcrUnavailable` naming the package to install when a Tesseract
-    language code in ``langs`` has no data installed. BCP-47 tags written
-    ``iso:<tag>`` are left to Docling, which maps them to Tesseract codes."""
+    """Raise :class:`OcrUnavailable` naming the package to install when a language in
+    ``langs`` has no Tesseract data installed. A language is a Tesseract code
+    (``deu``, ``chi_sim``) or a BCP-47 tag written ``iso:<tag>`` (``iso:de``,
+    ``iso:fr-CA``), which Docling maps to a Tesseract code."""
     installed = installed_ocr_languages(tesseract_cmd)
-    missing = [lang for lang in langs if not lang.startswith("iso:") and lang not in installed]
+    missing = []
+    for lang in langs:
+        code = _tesseract_code(lang)
+        if code not in installed:
+            missing.append(code)
     if missing:
         pkgs = " ".join(f"tesseract-ocr-{m.lower().replace('_', '-')}" for m in missing)
         raise OcrUnavailable(
@@ -806,12 +908,12 @@ _PDF_PROBE_BYTES = 1024
 class UnreadableInput(ValueError):
     """The file cannot be converted as it is; ``reason`` says why, ``hint`` what to do.
 
-    ``str()`` is ``"<path>: <reason>; <hint>"``, so callers that only show the
-    message still tell the user what to do.
+    ``str()`` is ``"<reason>; <hint>"`` (the caller knows the path), so callers
+    that only show the message still tell the user what to do.
     """
 
     def __init__(self, path: Path, reason: str, hint: str) -> None:
-        super().__init__(f"{path}: {reason}; {hint}")
+        super().__init__(f"{reason}; {hint}")
         self.path, self.reason, self.hint = path, reason, hint
 
 
@@ -843,8 +945,8 @@ def pdf_problem(path: Path) -> tuple[str, str] | None:
             what = "not a valid PDF: it does not start with %PDF-"
         return f"the file is {what}", "open it to see what it is, and download the real PDF"
     if b"%%EOF" not in tail:
-        return (f"the PDF is truncated: its end-of-file marker is missing, so part of the "
-                f"file ({size:,} bytes here) is lost",
+        return (f"the PDF is truncated: it ends without the %%EOF marker, so part of it is "
+                f"missing (only {size:,} bytes are here)",
                 "download or copy it again")
     return None
 

@@ -424,6 +424,8 @@ def evaluate(settings: Settings, *, dataset: str = "scifact", data_dir: Path | N
                       "total": round(time.perf_counter() - t_start, 1)},
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine_info(),
+        # Latency figures are only as quiet as the machine was: 1/5/15-minute load.
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
 

@@ -336,6 +336,85 @@ def demote_text_heavy_pictures(
     return result
 
 
+def drop_nested_text_clusters(clusters: list[Cluster], containment: float = 0.9) -> list[Cluster]:
+    """Drop TEXT clusters lying (``containment`` of their area) inside a larger TEXT cluster.
+
+    The CDLA model often returns a paragraph and, on top of it, boxes for parts of
+    it. Docling keeps both when their areas differ enough, then hands each word to
+    the box it overlaps most, so a paragraph loses the words at its right edge to a
+    sliver of a box ("It may", "notes." as paragraphs of their own). Used on
+    scanned pages, where every word comes from OCR and the enclosing box's words
+    keep Tesseract's reading order.
+    """
+    texts = [c for c in clusters if c.label == DocItemLabel.TEXT and c.bbox.area() > 0]
+    nested = {
+        id(inner)
+        for inner in texts
+        for outer in texts
+        if outer is not inner
+        and outer.bbox.area() > inner.bbox.area()
+        and inner.bbox.intersection_area_with(outer.bbox) >= containment * inner.bbox.area()
+    }
+    if not nested:
+        return clusters
+    _log.debug("dropped %d nested text clusters", len(nested))
+    return [c for c in clusters if id(c) not in nested]
+
+
+def extend_text_clusters_to_line_ends(page: Page, clusters: list[Cluster],
+                                      max_gap_heights: float = 2.0) -> list[Cluster]:
+    """Widen TEXT clusters over words that continue one of their lines past their edge.
+
+    The CDLA model's boxes are a few points short at times, and Docling hands a word
+    to a box only when a fifth of it lies inside; a word beyond the edge becomes a
+    paragraph of its own, out of place. A word (a non-empty cell outside every
+    cluster) joins a TEXT cluster when it sits on the same line as a word of that
+    cluster (vertical overlap of half the smaller height) and the gap between the two
+    is at most ``max_gap_heights`` times the word's height. Used on scanned pages.
+    """
+    if page.size is None:
+        return clusters
+    ph = page.size.height
+    boxes = [c.rect.to_bounding_box().to_top_left_origin(page_height=ph)
+             for c in page.cells if c.text.strip()]
+    boxes = [b for b in boxes if b.area() > 0]
+
+    def inside(b: BoundingBox, cluster: Cluster) -> bool:
+        return b.intersection_area_with(cluster.bbox) > 0.2 * b.area()
+
+    texts = [c for c in clusters if c.label == DocItemLabel.TEXT]
+    if not texts:
+        return clusters
+    orphans = [b for b in boxes if not any(inside(b, c) for c in clusters)]
+    bboxes = {id(c): c.bbox for c in texts}
+    changed = True
+    while orphans and changed:
+        changed = False
+        for word in list(orphans):
+            for cluster in texts:
+                box = bboxes[id(cluster)]
+                probe = Cluster(id=cluster.id, label=cluster.label, bbox=box, cells=[])
+                members = [b for b in boxes if inside(b, probe)]
+                if any(_same_line(word, m, max_gap_heights) for m in members):
+                    bboxes[id(cluster)] = BoundingBox(
+                        l=min(box.l, word.l), t=min(box.t, word.t), r=max(box.r, word.r),
+                        b=max(box.b, word.b), coord_origin=box.coord_origin)
+                    orphans.remove(word)
+                    changed = True
+                    break
+    return [c.model_copy(update={"bbox": bboxes[id(c)]})
+            if id(c) in bboxes and bboxes[id(c)] != c.bbox else c for c in clusters]
+
+
+def _same_line(a: BoundingBox, b: BoundingBox, max_gap_heights: float) -> bool:
+    overlap = min(a.b, b.b) - max(a.t, b.t)
+    height = min(a.height, b.height)
+    if height <= 0 or overlap < 0.5 * height:
+        return False
+    gap = max(a.l - b.r, b.l - a.r, 0.0)
+    return gap <= max_gap_heights * a.height
+
+
 def layout_engines() -> dict[str, list[type[BaseLayoutModel]]]:
     """Docling plugin hook (entry-point group ``docling``): our layout engines."""
     return {"layout_engines": [CiteloomLayoutModel]}
