@@ -153,6 +153,10 @@ class Index(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    @abstractmethod
+    def optimize(self) -> None:
+        """Merge and index segments now (Edge); a server optimizes on its own."""
+
     def check_lock(self, wanted: ModelLock) -> None:
         have = self.lock()
         if have is not None and have != wanted:

@@ -119,6 +119,9 @@ class EdgeIndex(Index):
         # Written last: a generation without a lock was never written to, and is rebuilt.
         atomic_json(self.root / LOCK_FILE, {**lock.to_dict(), "params": params.__dict__})
 
+    def optimize(self) -> None:
+        self._open().optimize()
+
     def close(self) -> None:
         if self._shard is not None:
             self._shard.flush()

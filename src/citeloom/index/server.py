@@ -101,6 +101,9 @@ class ServerIndex(Index):
     def close(self) -> None:
         pass  # the client belongs to the store
 
+    def optimize(self) -> None:
+        pass  # the server's optimizers run on their own
+
     def upsert(self, points: list[PointData]) -> None:
         from qdrant_client import models as m
 
