@@ -82,8 +82,11 @@ class JobManager:
 
         try:
             report: IngestReport = (
-                self.app.ingest_zotero(job.project, progress=progress, **zotero) if zotero
-                else self.app.ingest(paths, job.project, progress=progress, prune=prune))
+                # No optimize() here: Edge's holds the GIL and would stall every query the
+                # server answers meanwhile; `citeloom ingest` (CLI) optimizes.
+                self.app.ingest_zotero(job.project, progress=progress, optimize=False, **zotero)
+                if zotero else self.app.ingest(paths, job.project, progress=progress,
+                                               prune=prune, optimize=False))
             job.report, job.state = report.to_dict(), "done"
         except Cancelled:
             job.state = "cancelled"

@@ -367,7 +367,8 @@ class CiteLoom:
 
     # -- ingest -------------------------------------------------------------------------
     def ingest(self, paths: list[Path], project_name: str | None,
-               progress: ProgressFn | None = None, prune: bool = False) -> IngestReport:
+               progress: ProgressFn | None = None, prune: bool = False,
+               optimize: bool = True) -> IngestReport:
         project = self.settings.project(project_name, create=True)
         files, bad = expand_sources(paths)
         report = IngestReport(project.name, files=list(bad))
@@ -385,12 +386,14 @@ class CiteLoom:
                 progress("file", result)
         if prune:
             report.files.extend(self._prune(paths, index, catalog, progress))
-        self._optimize_if_grown(index, report)
+        if optimize:
+            self._optimize_if_grown(index, report)
         report.seconds = time.perf_counter() - started
         return report
 
     #: New chunks in one batch after which the Edge shard is optimized before returning:
-    #: measured at 10k chunks, hybrid p50 fell from ~28 to ~10 ms (benchmarks/bench_index.py).
+    #: at 100k chunks hybrid p50 fell from 52 to 13 ms (docs/BENCHMARKS-index.md). Edge's
+    #: optimize() holds the GIL, so the MCP server's jobs skip it (queries would freeze).
     OPTIMIZE_AFTER_CHUNKS = 1000
 
     def _optimize_if_grown(self, index: Index, report: IngestReport) -> None:
@@ -621,7 +624,8 @@ class CiteLoom:
     def ingest_zotero(self, project_name: str | None, collection: str | None, *,
                       include_subcollections: bool = False, tags_include: list[str] | None = None,
                       tags_exclude: list[str] | None = None,
-                      progress: ProgressFn | None = None) -> IngestReport:
+                      progress: ProgressFn | None = None, optimize: bool = True
+                      ) -> IngestReport:
         """Ingest the PDF attachments of a Zotero collection (name, path or key; None for
         the whole library). Items whose Zotero version is unchanged are skipped; items
         without a PDF are listed in the report."""
@@ -663,7 +667,8 @@ class CiteLoom:
             report.files.append(result)
             if progress:
                 progress("file", result)
-        self._optimize_if_grown(index, report)
+        if optimize:
+            self._optimize_if_grown(index, report)
         report.seconds = time.perf_counter() - started
         return report
 
