@@ -194,6 +194,15 @@ def test_sigkill_mid_batch_then_rerun_is_consistent(models_dir: Path, tmp_path: 
     rerun = subprocess.run(cmd, env=env, cwd=ROOT / "tests", capture_output=True, text=True,
                            timeout=600)
     assert rerun.returncode == 0, rerun.stderr
+    # The run's audit log: one JSON line per file with its hash, chunks, time and warnings.
+    import json
+
+    audit = Path(json.loads(rerun.stdout)["audit_log"])
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert len(lines) == 4 and {Path(x["file"]).name for x in lines} == {
+        "a.pdf", "b.pdf", "c.pdf", "d.pdf"}
+    assert all(x["doc_id"] and x["chunks"] > 0 and "seconds" in x and "warnings" in x
+               for x in lines)
 
     from citeloom.config import Settings
 

@@ -178,9 +178,12 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
             report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune)
     app.close()
     summary = report.to_dict()
+    audit = _write_audit(settings, report)
     if args.json:
-        _print_json(summary)
+        _print_json({**summary, "audit_log": str(audit)})
     else:
+        if len(report.files) <= 200:
+            _summary_table(console, report)
         console.print(
             f"[bold]{project.name}[/]: {summary['indexed']} indexed, {summary['skipped']} "
             f"unchanged, {summary['failed']} failed; {summary['chunks']} chunks, "
@@ -197,6 +200,7 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
             console.print(f"  {len(report.items_without_pdf)} Zotero items have no PDF:")
             for it in report.items_without_pdf:
                 console.print(f"    {it['citekey'] or it['zotero_key']}: {it['title']}")
+        console.print(f"  audit log: {audit}")
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
 
@@ -207,6 +211,38 @@ def _filter(args: argparse.Namespace) -> Any:
         doc_ids=args.doc_id, citekeys=args.citekey, tags_any=args.tag, tags_all=args.all_tags,
         authors=args.author, year_from=args.year_from, year_to=args.year_to,
         section_prefix=args.section, exclude_labels=args.exclude_label)
+
+
+def _write_audit(settings: Any, report: Any) -> Path:
+    """One JSON line per file of this run: what was done to it, its hash, chunks, time,
+    warnings. Kept under <data>/audit/ so a researcher can see what every run did."""
+    import time
+
+    audit_dir = settings.data_dir / "audit"
+    audit_dir.mkdir(parents=True, exist_ok=True)
+    path = audit_dir / f"{report.project}-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"
+    with path.open("a", encoding="utf-8") as f:
+        for r in report.files:
+            f.write(json.dumps({"file": r.path, "status": r.status, "doc_id": r.doc_id,
+                                "chunks": r.chunks, "pages": r.pages, "seconds": r.seconds,
+                                "error": r.error, "warnings": [r.note] if r.note else []},
+                               ensure_ascii=False) + "\n")
+        for w in report.warnings:
+            f.write(json.dumps({"warning": w}, ensure_ascii=False) + "\n")
+    return path
+
+
+def _summary_table(console: Any, report: Any) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"{report.project}: {report.outcome}", show_lines=False)
+    for col in ("file", "status", "chunks", "pages", "s", "note"):
+        table.add_column(col)
+    for r in report.files:
+        note = (f"{r.error['code']}: {r.error['message']}" if r.error else r.note)
+        table.add_row(Path(r.path).name, r.status, str(r.chunks), str(r.pages),
+                      f"{r.seconds:.1f}", note[:80])
+    console.print(table)
 
 
 def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
@@ -278,8 +314,9 @@ def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     finally:
         app.close()
     summary = report.to_dict()
+    audit = _write_audit(settings, report)
     if args.json:
-        _print_json(summary)
+        _print_json({**summary, "audit_log": str(audit)})
     else:
         print(f"{report.project}: rebuilt {summary['indexed']} documents, "
               f"{summary['chunks']} chunks, {summary['failed']} failed, "
