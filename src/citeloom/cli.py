@@ -239,7 +239,7 @@ def _summary_table(console: Any, report: Any) -> None:
     for col in ("file", "status", "chunks", "pages", "s", "note"):
         table.add_column(col)
     for r in report.files:
-        note = (f"{r.error['code']}: {r.error['message']}" if r.error else r.note)
+        note = r.error["code"] if r.error else r.note  # details follow, one line each
         table.add_row(Path(r.path).name, r.status, str(r.chunks), str(r.pages),
                       f"{r.seconds:.1f}", note[:80])
     console.print(table)
