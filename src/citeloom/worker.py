@@ -19,7 +19,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from .errors import ConversionFailed
+from .errors import ConfigError, ConversionFailed
 
 
 @dataclass(frozen=True)
@@ -36,10 +36,15 @@ def _serve(conn: Connection, options: ConvertOptions) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     from .convert import build_converter, convert_file
 
-    converter = build_converter(ocr=options.ocr, ocr_langs=list(options.ocr_languages),
-                                layout_model_path=Path(options.layout_model_path),
-                                num_threads=options.threads,
-                                pdf_password=options.pdf_password)
+    try:
+        converter = build_converter(ocr=options.ocr, ocr_langs=list(options.ocr_languages),
+                                    layout_model_path=Path(options.layout_model_path),
+                                    num_threads=options.threads,
+                                    pdf_password=options.pdf_password)
+    except Exception as exc:  # e.g. an OCR language without Tesseract data: no file can work
+        conn.send(("fatal", (getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}",
+                             getattr(exc, "hint", ""))))
+        return
     conn.send(("ready", None))
     while True:
         try:
@@ -52,7 +57,11 @@ def _serve(conn: Connection, options: ConvertOptions) -> None:
             doc = convert_file(Path(path), converter)
             conn.send(("ok", gzip.compress(doc.model_dump_json().encode(), compresslevel=3)))
         except Exception as exc:  # reported for this document; the worker lives on
-            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            reason, hint = getattr(exc, "reason", None), getattr(exc, "hint", None)
+            if reason and hint:  # convert.UnreadableInput: why, and what to do
+                conn.send(("error", (reason, hint)))
+            else:
+                conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
 class ConversionWorker:
@@ -78,7 +87,16 @@ class ConversionWorker:
             self.stop()
             raise ConversionFailed("the conversion worker did not start",
                                    "run `citeloom validate` to check the installation")
-        parent.recv()
+        try:
+            status, payload = parent.recv()
+        except EOFError:
+            self.stop()
+            raise ConversionFailed("the conversion worker died while starting",
+                                   "run `citeloom validate` to check the installation") from None
+        if status == "fatal":
+            self.stop()
+            message, hint = payload
+            raise ConfigError(message, hint or "run `citeloom validate` to check the installation")
 
     def stop(self) -> None:
         if self._proc is not None:
@@ -99,16 +117,24 @@ class ConversionWorker:
         if self._proc is None or not self._proc.is_alive():
             self._start()
         assert self._conn is not None
-        self._conn.send(str(path))
+        try:
+            self._conn.send(str(path))
+        except OSError:  # the worker died since the last file (BrokenPipeError)
+            self.stop()
+            self._start()
+            assert self._conn is not None
+            self._conn.send(str(path))
         deadline = time.monotonic() + self.timeout_s
         while not self._conn.poll(0.2):
             if not self._proc.is_alive():
                 code = self._proc.exitcode
                 self.stop()
-                why = ("it ran out of memory" if code == -signal.SIGKILL
+                why = ("the converter was killed (SIGKILL: out of memory, or stopped from "
+                       "outside)" if code == -signal.SIGKILL
                        else f"the converter crashed (exit code {code})")
                 raise ConversionFailed(f"{path.name}: {why}",
-                                       "the file may be damaged; the rest of the batch goes on")
+                                       "ingest the file again on its own; if it fails again, "
+                                       "it may be damaged or too large for the memory here")
             if time.monotonic() > deadline:
                 self.stop()
                 raise ConversionFailed(
@@ -121,6 +147,9 @@ class ConversionWorker:
             raise ConversionFailed(f"{path.name}: the converter died",
                                    "the file may be damaged") from None
         if status == "error":
+            if isinstance(payload, tuple):
+                reason, hint = payload
+                raise ConversionFailed(f"{path.name}: {reason}", hint)
             raise ConversionFailed(f"{path.name}: {payload}", _hint(payload))
         return payload
 
