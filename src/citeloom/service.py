@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
-import hashlib
 import os
 import threading
 import time
@@ -43,7 +42,7 @@ from .index import (
     Store,
     make_store,
 )
-from .models import dense_spec, use_offline_runtime
+from .models import dense_spec, sha256_file, use_offline_runtime
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
@@ -60,12 +59,7 @@ SUPPORTED_SUFFIXES = {".pdf", ".png", ".tif", ".tiff", ".jpg", ".jpeg", ".bmp", 
 Status = Literal["indexed", "replaced", "skipped", "failed", "removed"]
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+file_sha256 = sha256_file  # one hashing helper for models and documents
 
 
 def chunk_id(doc_id: str, chunk_index: int, dense_model: str) -> str:
