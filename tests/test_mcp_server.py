@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -258,3 +259,38 @@ def test_timeout_and_unavailable_index(world: dict[str, Any], tmp_path: Path) ->
         run(unavailable())
     finally:
         holder.close()
+
+
+def _shard_free(world: dict[str, Any], project: str) -> bool:
+    """Whether another process can open the project's Edge shard right now."""
+    index = world["data"] / "indexes" / project
+    shard = index / (index / "CURRENT").read_text().strip() / "shard"
+    probe = subprocess.run([sys.executable, "-c", "import sys, qdrant_edge as q; "
+                            "q.EdgeShard.load(sys.argv[1]).close()", str(shard)],
+                           capture_output=True, text=True, timeout=60)
+    return probe.returncode == 0
+
+
+def test_server_lets_go_of_idle_index(world: dict[str, Any], tmp_path: Path) -> None:
+    """list_projects opens no shard; a queried index is held, then released after
+    release_idle_s so a CLI ingest can run beside Claude Desktop, and reopens on use."""
+    quick = tmp_path / "quick.toml"
+    quick.write_text(world["config"].read_text().replace(
+        "[mcp]\n", "[mcp]\nrelease_idle_s = 1\n"))
+
+    async def scenario() -> None:
+        async with client(world, CITELOOM_CONFIG=str(quick)) as c:
+            listed = (await c.call_tool("list_projects", {})).data
+            lib = next(p for p in listed["projects"] if p["project"] == "lib")
+            assert lib["chunks"] > 0 and lib["documents"] == 1
+            assert _shard_free(world, "lib")
+            question = {"project": "lib", "text": "vena cava filter migration"}
+            assert (await c.call_tool("query_hybrid", question)).data["hits"]
+            assert not _shard_free(world, "lib")  # held while in use
+            deadline = time.monotonic() + 15
+            while not _shard_free(world, "lib"):
+                assert time.monotonic() < deadline, "the server never let go of the index"
+                await asyncio.sleep(0.5)
+            assert (await c.call_tool("query_hybrid", question)).data["hits"]  # reopened
+
+    run(scenario())

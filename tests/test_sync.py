@@ -111,6 +111,24 @@ def test_prune_removes_documents_whose_files_are_gone(make_settings, papers: Pat
     app.close()
 
 
+def test_list_projects_counts_from_catalog_and_idle_index_is_released(
+        make_settings, papers: Path) -> None:
+    app = CiteLoom(make_settings())
+    app.ingest([papers], "p")
+    (papers / "b.pdf").unlink()
+    app.ingest([papers], "p", prune=True)
+    entry = next(e for e in app.list_projects() if e["project"] == "p")
+    assert entry["documents"] == 1 and entry["chunks"] == app.index("p").count()
+    assert app.release_idle(3600) == []  # just used
+    assert app.release_idle(0, busy={"p"}) == []  # an ingest job runs on it
+    assert app.release_idle(0) == ["p"]
+    other = CiteLoom(make_settings())  # another process's turn: the shard opens
+    assert other.index("p").count() == entry["chunks"]
+    other.close()
+    assert app.query("p", "table structure", top_k=2).hits  # reopened on use
+    app.close()
+
+
 def test_inspect_reports_stale_documents(make_settings, papers: Path) -> None:
     app = CiteLoom(make_settings())
     app.ingest([papers], "p")

@@ -89,5 +89,9 @@ class Catalog:
     def delete(self, doc_id: str) -> None:
         self._db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
 
+    def total_chunks(self) -> int:
+        return int(self._db.execute("SELECT coalesce(sum(chunks), 0) FROM documents")
+                   .fetchone()[0])
+
     def __len__(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM documents").fetchone()[0])

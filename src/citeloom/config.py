@@ -99,6 +99,9 @@ class Settings(BaseModel):
     answer_token_budget: int = Field(6000, ge=500, le=100_000)
     passage_chars: int = Field(800, ge=100, le=10_000)
     query_timeout_s: float = Field(15, gt=0, le=300)
+    # Seconds without queries after which the server lets go of an Edge index (so a CLI
+    # ingest can open it); 0 keeps indexes open.
+    release_idle_s: float = Field(30, ge=0, le=86_400)
     log_file: Path | None = None
 
     def project(self, name: str | None, *, create: bool = False) -> ProjectConfig:
@@ -213,7 +216,8 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
                             else mcp.pop("allowed_roots", []))],
             log_file=resolve(env.get("CITELOOM_LOG_FILE") or paths.get("log_file"), Path())
             if (env.get("CITELOOM_LOG_FILE") or paths.get("log_file")) else None,
-            **{k: mcp[k] for k in ("answer_token_budget", "passage_chars", "query_timeout_s")
+            **{k: mcp[k] for k in ("answer_token_budget", "passage_chars", "query_timeout_s",
+                                       "release_idle_s")
                if k in mcp},
         )
     except ValidationError as exc:

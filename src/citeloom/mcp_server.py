@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware import Middleware
 from pydantic import BaseModel, Field
 
 from .config import Settings, load_settings
@@ -26,6 +28,8 @@ from .errors import CiteLoomError, InvalidInput, PathNotAllowed, SourceNotFound,
 from .index import SearchFilter
 
 log = logging.getLogger("citeloom.mcp")
+
+WARM_UP_AFTER_S = 3.0  # start the warm-up this long after start-up if no request came
 
 INSTRUCTIONS = """CiteLoom searches the user's own research library (papers from Zotero and
 folders) and returns citable passages: citekey, title, authors, year, page span, section path
@@ -106,6 +110,27 @@ class _State:
 
 state = _State()
 mcp = FastMCP(name="CiteLoom", instructions=INSTRUCTIONS)
+_answered = threading.Event()  # set once the first tool list or tool call has been answered
+
+
+class _FirstAnswer(Middleware):
+    """Marks the first answered request, so the model warm-up (which competes with the
+    request for the GIL on import) starts after it rather than slowing it down."""
+
+    async def on_list_tools(self, context: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(context)
+        finally:
+            _answered.set()
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> Any:
+        try:
+            return await call_next(context)
+        finally:
+            _answered.set()
+
+
+mcp.add_middleware(_FirstAnswer())
 
 
 def _fail(exc: CiteLoomError, cid: str) -> ToolError:
@@ -379,9 +404,11 @@ def setup_logging(log_file: Path | None = None, level: str = "INFO") -> None:
     root.propagate = False
 
 
-def _warm_up() -> None:
-    """Load the query-side models while the client is still shaking hands, so the first
-    query does not pay for them. Failures are left for the real call to report."""
+def _warm_up(delay_s: float = WARM_UP_AFTER_S) -> None:
+    """Load the query-side models once the client has had its first answer (or after
+    ``delay_s`` without one), so that neither the first answer nor, usually, the first
+    query pays for them. Failures are left for the real call to report."""
+    _answered.wait(delay_s)
     try:
         from .models import DENSE_MODELS
 
@@ -397,12 +424,27 @@ def _warm_up() -> None:
         log.warning("warm-up failed", exc_info=True)
 
 
-def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
-    import threading
+def _release_idle() -> None:
+    """Close indexes left idle, so the server does not lock a CLI ingest out for as long
+    as Claude Desktop stays open. Projects with a running ingest job are kept."""
+    idle_s = state.settings.release_idle_s
+    while idle_s > 0:
+        time.sleep(min(idle_s / 2, 10.0))
+        if state._app is None:
+            continue
+        busy = {j["project"] for j in state.jobs.for_project() if j["state"] == "running"}
+        try:
+            for name in state.app.release_idle(idle_s, busy):
+                log.info("index released", extra={"project": name})
+        except Exception:  # noqa: BLE001 - a failed close is retried on the next round
+            log.warning("releasing idle indexes failed", exc_info=True)
 
+
+def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
     setup_logging(state.settings.log_file)
     log.info("server starting", extra={"detail": transport})
     threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
+    threading.Thread(target=_release_idle, name="release-idle", daemon=True).start()
     if transport == "stdio":
         mcp.run(transport="stdio", show_banner=False)
     else:

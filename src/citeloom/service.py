@@ -221,6 +221,7 @@ class CiteLoom:
         self._workers: dict[Any, ConversionWorker] = {}
         self._stores: dict[str, Store] = {}
         self._indexes: dict[str, Index] = {}
+        self._used: dict[str, float] = {}  # project -> monotonic time of its last index use
         self._catalogs: dict[str, Catalog] = {}
         self._zotero: Any = None
         self._swap = threading.RLock()
@@ -303,7 +304,25 @@ class CiteLoom:
             if name not in self._indexes:
                 project = self.settings.project(name, create=True)
                 self._indexes[name] = self.store(project).open(name, create=create)
+            self._used[name] = time.monotonic()
             return self._indexes[name]
+
+    def release_idle(self, idle_s: float, busy: set[str] | frozenset[str] = frozenset()
+                     ) -> list[str]:
+        """Close the Edge indexes nobody used for ``idle_s`` seconds (except ``busy``
+        projects), so that another process — a CLI ingest while the MCP server runs — can
+        open them. A released index reopens on its next use. Returns the released names."""
+        released = []
+        with self._swap:
+            now = time.monotonic()
+            for name, idx in list(self._indexes.items()):
+                if (name in busy or now - self._used.get(name, now) < idle_s
+                        or self.settings.project(name, create=True).backend != "edge"):
+                    continue
+                idx.close()
+                del self._indexes[name]
+                released.append(name)
+        return released
 
     def catalog(self, name: str) -> Catalog:
         if name not in self._catalogs:
@@ -842,8 +861,13 @@ class CiteLoom:
             try:
                 idx = self.index(name)
                 lock = idx.lock()
-                entry.update(indexed=lock is not None, chunks=idx.count(),
-                             documents=len(self.catalog(name)),
+                catalog = self.catalog(name)
+                # The catalog's figures: no shard is opened (an Edge shard is exclusive
+                # to one process, and loading a large one takes time). Indexes written
+                # without a catalog (`index_texts`) are counted in the index.
+                documents = len(catalog)
+                chunks = catalog.total_chunks() if documents or lock is None else idx.count()
+                entry.update(indexed=lock is not None, chunks=chunks, documents=documents,
                              model_lock=lock.to_dict() if lock else None)
             except CiteLoomError as exc:
                 entry.update(indexed=False, status=exc.code)

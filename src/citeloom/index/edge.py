@@ -84,8 +84,10 @@ class EdgeIndex(Index):
             except Exception as exc:  # the Rust side raises plain exceptions
                 raise IndexUnavailable(
                     f"cannot open the index of project {self.project!r}: {exc}",
-                    "another CiteLoom process (an ingest, or the MCP server) may hold it; "
-                    "stop it and retry",
+                    "another CiteLoom process holds it: an ingest (wait for it to finish), "
+                    "or the MCP server, which lets go of an index after [mcp] "
+                    "release_idle_s seconds without queries (retry then, or ingest "
+                    "through its ingest_from_source tool)",
                 ) from None
         return self._shard
 
