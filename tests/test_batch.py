@@ -186,15 +186,30 @@ def test_encrypted_pdf_opens_with_the_project_password(make_settings, tmp_path: 
     finally:
         app.close()
 
-    # A wrong password is told apart from a missing one. (Own data dir: the conversion
-    # cache is keyed by content, so the first project's conversion would be reused.)
-    app = CiteLoom(make_settings(data_dir=tmp_path / "other", projects={
-        "wrong": ProjectConfig(name="wrong", pdf_password="4321")}))
+    # Same data dir, so the first project's conversion is in the cache: a wrong password and
+    # no password are still refused (and told apart), because the cache is keyed by the
+    # password too, and the right one in another project reuses it.
+    app = CiteLoom(make_settings(projects={
+        "wrong": ProjectConfig(name="wrong", pdf_password="4321"),
+        "none": ProjectConfig(name="none"),
+        "again": ProjectConfig(name="again", pdf_password="1234")}))
     try:
         (wrong,) = within(ALL_DONE, lambda: app.ingest([ENCRYPTED], "wrong")).files
         assert wrong.status == "failed" and wrong.error["code"] == "CONVERSION_FAILED"
         assert "pdf_password does not open it" in wrong.error["message"]
         assert "set the right pdf_password" in wrong.error["message"] + wrong.error["hint"]
+        (none,) = within(ALL_DONE, lambda: app.ingest([ENCRYPTED], "none")).files
+        assert none.status == "failed" and "encrypted" in none.error["message"]
+        def no_conversion(*_a: object, **_k: object) -> None:
+            raise AssertionError("converted again")
+
+        app.worker = no_conversion  # type: ignore[method-assign]
+        (again,) = app.ingest([ENCRYPTED], "again").files
+        assert again.status == "indexed" and again.chunks == result.chunks
+        # OCR off is its own entry too; default settings keep the plain content key.
+        plain, no_ocr = (app._cache_path("h", ProjectConfig(name="x", ocr=ocr)).name
+                         for ocr in (True, False))
+        assert plain == "h.json.gz" and no_ocr == "h-noocr.json.gz"
     finally:
         app.close()
 

@@ -68,3 +68,18 @@ def test_fresh_setup_passes_then_each_breakage_fails(models_dir: Path, tmp_path:
     gone = validate(config, tmp_path)
     assert gone.returncode == 1
     assert "FAIL  models" in gone.stdout and "citeloom models provision" in gone.stdout
+
+
+def test_tesseract_check_maps_iso_languages_and_names_the_package(models_dir: Path,
+                                                                 tmp_path: Path) -> None:
+    from citeloom.validate import _tesseract
+
+    def settings(*langs: str) -> Settings:
+        return Settings(data_dir=tmp_path, models_dir=models_dir, projects={
+            "p": ProjectConfig(name="p", ocr_languages=list(langs)),
+            "no_ocr": ProjectConfig(name="no_ocr", ocr=False, ocr_languages=["kor"])})
+
+    ok = _tesseract(settings("iso:fr", "eng"))  # setup.sh installs fra; kor is not OCRed
+    assert ok.status == "pass" and "fra" in ok.detail, ok
+    missing = _tesseract(settings("iso:ja"))
+    assert missing.status == "fail" and "tesseract-ocr-jpn" in missing.fix, missing

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import hashlib
 import os
 import threading
 import time
@@ -345,15 +346,27 @@ class CiteLoom:
         self._workers.clear()
 
     # -- conversion cache ----------------------------------------------------------------
-    def _cache_path(self, content_hash: str) -> Path:
-        return self.settings.data_dir / "cache" / "conversions" / f"{content_hash}.json.gz"
+    def _cache_path(self, content_hash: str, project: ProjectConfig) -> Path:
+        """Where a conversion of this content under this project's settings is kept. Keyed
+        by content, plus the settings that decide what text a conversion can find at all:
+        OCR off (a scan converted without OCR must not serve a project that OCRs) and the
+        PDF password (an encrypted PDF's text must not reach a project without it). OCR
+        languages are not in the key, so a reindex after a language change converts
+        nothing (rerun `ingest` on fresh files for that)."""
+        key = content_hash
+        if not project.ocr:
+            key += "-noocr"
+        if project.pdf_password:
+            secret = project.pdf_password.get_secret_value().encode()
+            key += "-pw" + hashlib.sha256(b"citeloom-pdf-password\0" + secret).hexdigest()[:16]
+        return self.settings.data_dir / "cache" / "conversions" / f"{key}.json.gz"
 
     def convert(self, path: Path, project: ProjectConfig, content_hash: str,
                 ocr_languages: list[str] | None = None) -> DoclingDocument:
         """The converted document, from the cache when this content was converted before."""
         from docling_core.types.doc import DoclingDocument
 
-        cached = self._cache_path(content_hash)
+        cached = self._cache_path(content_hash, project)
         if cached.is_file():
             try:
                 return DoclingDocument.model_validate_json(gzip.decompress(cached.read_bytes()))
@@ -750,7 +763,7 @@ class CiteLoom:
                 res = FileResult(rec.source_path, "failed", doc_id=rec.doc_id)
                 try:
                     path = Path(rec.source_path)
-                    if not self._cache_path(rec.content_hash).is_file() and (
+                    if not self._cache_path(rec.content_hash, project).is_file() and (
                             not path.is_file() or file_sha256(path) != rec.content_hash):
                         raise SourceNotFound(f"{path} is gone or changed, and its conversion "
                                              "is not cached", "re-ingest it after the reindex")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -93,19 +92,19 @@ def _models(settings: Settings) -> list[Check]:
 
 
 def _tesseract(settings: Settings) -> Check:
-    exe = shutil.which("tesseract")
-    if not exe:
-        return Check("tesseract", "fail", "not installed: scanned pages cannot be read",
-                     "apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu")
-    out = subprocess.run([exe, "--list-langs"], capture_output=True, text=True, timeout=20)
-    have = set(out.stdout.split()[1:])
-    wanted = {lang for p in settings.projects.values() for lang in p.ocr_languages} or {
-        "eng", "deu"}
-    missing = sorted(wanted - have)
-    if missing:
-        return Check("tesseract", "fail", f"language data missing: {', '.join(missing)}",
-                     "apt-get install " + " ".join(f"tesseract-ocr-{m}" for m in missing))
-    return Check("tesseract", "pass", f"{exe}, languages {', '.join(sorted(wanted))}")
+    """Tesseract and the language data of every project that OCRs, mapped as the converter
+    maps them (``iso:fr`` is ``fra``)."""
+    from .convert import OcrUnavailable, _tesseract_code, check_ocr_languages
+
+    wanted = sorted({lang for p in settings.projects.values() if p.ocr
+                     for lang in p.ocr_languages} or {"eng", "deu"})
+    try:
+        check_ocr_languages(wanted)
+    except OcrUnavailable as exc:
+        return Check("tesseract", "fail", exc.message, exc.hint)
+    codes = sorted({_tesseract_code(lang) for lang in wanted})
+    return Check("tesseract", "pass", f"{shutil.which('tesseract')}, languages "
+                 f"{', '.join(codes)}")
 
 
 def _projects(settings: Settings, only: str | None) -> list[Check]:
