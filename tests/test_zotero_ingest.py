@@ -98,6 +98,36 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     app.close()
 
 
+def test_standalone_pdf_in_a_collection_is_ingested(make_settings, library: dict) -> None:
+    """A PDF dropped into Zotero without a parent item: indexed under its attachment key,
+    titled from the PDF itself (Zotero's title is the file name), without a citekey."""
+    conn = sqlite3.connect(library["db"])
+    att_type = conn.execute("SELECT itemTypeID FROM itemTypes "
+                            "WHERE typeName = 'attachment'").fetchone()[0]
+    conn.execute("INSERT INTO items (itemID, itemTypeID, libraryID, key) "
+                 "VALUES (9200, ?, 1, 'LOOSEPDF')", (att_type,))
+    conn.execute("INSERT INTO itemAttachments (itemID, parentItemID, linkMode, contentType, "
+                 "path) VALUES (9200, NULL, 0, 'application/pdf', 'storage:Smith 2020.pdf')")
+    conn.execute("INSERT INTO collections (collectionID, collectionName, libraryID, key) "
+                 "VALUES (991, 'Inbox', 1, 'INBOX001')")
+    conn.execute("INSERT INTO collectionItems (collectionID, itemID) VALUES (991, 9200)")
+    conn.commit()
+    conn.close()
+    (library["dir"] / "storage" / "LOOSEPDF").mkdir(parents=True)
+    shutil.copyfile(FIXTURE_PDFS / "cermine__example2.pdf",
+                    library["dir"] / "storage" / "LOOSEPDF" / "Smith 2020.pdf")
+
+    app = CiteLoom(make_settings())
+    report = app.ingest_zotero("z", "Inbox")
+    assert report.count("indexed") == 1 and not report.items_without_pdf, report.to_dict()
+    hits = app.query("z", "abstract", top_k=3).hits
+    assert hits and {h.zotero_key for h in hits} == {"LOOSEPDF"}
+    assert hits[0].citekey is None
+    assert hits[0].title and "Smith 2020" not in hits[0].title
+    assert app.query("z", "abstract", top_k=3, flt=_flt(collections=["Inbox"])).hits
+    app.close()
+
+
 def test_cite_from_stored_metadata(make_settings, library: dict) -> None:
     from citeloom.zotero import SqliteReader
 

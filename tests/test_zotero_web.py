@@ -51,6 +51,7 @@ class FakeZotero:
         note = {"key": "NOTE0001", "data": {"key": "NOTE0001", "itemType": "note",
                                             "parentItem": "PQKBRC33", "note": "<p>x</p>"}}
         self.children = {"PQKBRC33": [att, note]}
+        self.top_extra: list[dict] = []  # more top-level records, after the recorded items
         self.file_location: str | None = None
 
     def client(self) -> httpx2.Client:
@@ -78,13 +79,13 @@ class FakeZotero:
         rest = path[len(self.prefix):]
         params = parse_qs(request.url.query.decode())
         if rest == "/items/top":
-            return self.page(request, ITEMS, params)
+            return self.page(request, ITEMS + self.top_extra, params)
         if rest == "/collections":
             return self.page(request, COLLECTIONS, params)
         if rest.startswith("/collections/") and rest.endswith("/items/top"):
             key = rest.split("/")[2]
-            return self.page(request, [i for i in ITEMS if key in i["data"]["collections"]],
-                             params)
+            return self.page(request, [i for i in ITEMS + self.top_extra
+                                       if key in i["data"]["collections"]], params)
         if rest.startswith("/items/") and rest.endswith("/children"):
             return self.page(request, self.children.get(rest.split("/")[2], []), params)
         if rest.startswith("/items/") and rest.endswith("/file"):
@@ -188,6 +189,33 @@ def test_child_attachments_only_asked_for_items_with_children(server: FakeZotero
     assert att.md5 == "80893b449d89a94722a04190d4330008" and att.mtime == 1326311686000
     assert att.filename == "paper.pdf" and att.is_pdf and att.exists is False
     assert items["X42A7DEE"].attachments == []
+
+
+def test_standalone_pdf_is_an_item_of_its_own(server: FakeZotero, tmp_path: Path) -> None:
+    """A PDF added without a parent: the recorded attachment, un-parented, in a collection;
+    a standalone web snapshot beside it is not an item (nothing to index)."""
+    pdf = copy.deepcopy(ATTACHMENT)
+    del pdf["data"]["parentItem"]
+    pdf["links"].pop("up")
+    pdf["data"].update(linkMode="imported_file", contentType="application/pdf",
+                       filename="Smith 2020.pdf", title="Smith 2020.pdf",
+                       collections=["N7W92H48"], tags=[{"tag": "unread"}])
+    snapshot = copy.deepcopy(pdf)
+    snapshot["key"] = snapshot["data"]["key"] = "HTMLSNAP"
+    snapshot["data"].update(contentType="text/html", filename="page.html")
+    server.top_extra = [pdf, snapshot]
+    items = {it.key: it for it in web_reader(server, data_dir=tmp_path).items()}
+    assert "HTMLSNAP" not in items
+    loose = items["TM8QRS36"]
+    assert loose.item_type == "attachment" and loose.citekey is None
+    assert loose.title == ""  # the file name is no title; the PDF's own is used
+    assert loose.collections == ["LoC"] and loose.tags == ["unread"]
+    (att,) = loose.attachments
+    assert att.key == "TM8QRS36" and att.parent_key is None and att.is_pdf
+    assert att.path == tmp_path / "storage" / "TM8QRS36" / "Smith 2020.pdf"
+    assert not server.calls("/items/TM8QRS36/children")
+    in_loc = web_reader(server).items(collection="LoC")
+    assert "TM8QRS36" in {it.key for it in in_loc}
 
 
 def test_fetch_attachment_downloads_through_pyzotero(server: FakeZotero, tmp_path: Path) -> None:

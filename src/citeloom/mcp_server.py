@@ -194,7 +194,8 @@ def _hit_dict(p: Any) -> dict[str, Any]:
     return {"rank": p.rank, "citekey": p.citekey, "title": p.title, "authors": p.authors,
             "year": p.year, "page_start": p.page_start, "page_end": p.page_end,
             "section_path": p.section_path, "text": p.text, "score": p.score,
-            "doc_id": p.doc_id, "chunk_id": p.chunk_id, "item_labels": p.item_labels}
+            "doc_id": p.doc_id, "chunk_id": p.chunk_id, "item_labels": p.item_labels,
+            "zotero_key": p.zotero_key}
 
 
 async def _search(project: str, text: str, top_k: int, filters: Filters | None,

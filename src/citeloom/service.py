@@ -134,6 +134,7 @@ class Passage:
     chunk_id: str
     source_path: str
     item_labels: list[str]
+    zotero_key: str | None = None  # the Zotero item (or standalone PDF) it came from
 
     @property
     def pages(self) -> str:
@@ -956,4 +957,5 @@ def passage(rank: int, hit: Hit, max_chars: int) -> Passage:
         chunk_id=hit.id,
         source_path=p.get("source_path", ""),
         item_labels=p.get("item_labels") or [],
+        zotero_key=p.get("zotero_key"),
     )

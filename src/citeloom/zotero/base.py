@@ -97,7 +97,8 @@ class Collection:
 
 @dataclass
 class ZoteroItem:
-    """A regular Zotero item (not an attachment, note or annotation) with its attachments."""
+    """A regular Zotero item (not an attachment, note or annotation) with its attachments,
+    or a standalone PDF (``item_type == "attachment"``, see :func:`standalone_item`)."""
 
     key: str
     item_type: str
@@ -253,6 +254,19 @@ def make_item(
         item_id=item_id,
         fields=flat,
     )
+
+
+def standalone_item(att: Attachment, fields: dict[str, Any], **kw: Any) -> ZoteroItem:
+    """A PDF added to Zotero on its own (no parent item) as an item of type ``attachment``
+    whose one attachment is itself. Its Zotero title is usually the file name, so it has
+    none here: the PDF's own title is used. It has no citekey (Better BibTeX gives none)."""
+    item = make_item(att.key, "attachment", {**fields, "title": ""}, attachments=[att], **kw)
+    item.citekey_source = None
+    return item
+
+
+def is_standalone_pdf(att: Attachment) -> bool:
+    return att.parent_key is None and att.is_pdf and att.has_file
 
 
 def _first(pattern: re.Pattern[str], text: str) -> str | None:

@@ -208,7 +208,10 @@ def resolve_citekeys(
     answers with an error, or a ``better-bibtex.sqlite`` that cannot be read, just hands
     over to the next source (logged at INFO, so ``-v`` shows why keys look different).
     """
-    items = list(items)
+    everything = list(items)
+    # Standalone PDFs (item type "attachment") have no citekey; asking Better BibTeX about
+    # them could fail the whole batch.
+    items = [it for it in everything if it.item_type != "attachment"]
     live: dict[str, str] = {}
     if bbt is not None and items:
         try:
@@ -233,4 +236,4 @@ def resolve_citekeys(
                 break
         else:
             it.citekey, it.citekey_source = None, None
-    return items
+    return everything

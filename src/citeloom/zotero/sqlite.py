@@ -30,7 +30,9 @@ from .base import (
     LinkMode,
     ZoteroItem,
     ZoteroReader,
+    is_standalone_pdf,
     make_item,
+    standalone_item,
 )
 from .bbt import BbtKeys, BetterBibTeX, resolve_citekeys
 
@@ -225,27 +227,36 @@ class SqliteReader(ZoteroReader):
                 in_cols[item_id].append(col_key[col_id])
 
         atts: dict[int, list[Attachment]] = defaultdict(list)
+        standalone: dict[int, Attachment] = {}
         for item_id, parent_id, mode, ctype, path, mtime, md5 in conn.execute(
                 "SELECT itemID, parentItemID, linkMode, contentType, path, storageModTime, "
                 f"storageHash FROM itemAttachments WHERE itemID NOT IN ({deleted})"):
-            if parent_id is None or item_id not in key_of:
-                continue  # standalone files are not regular items
-            atts[parent_id].append(self._attachment(
-                key_of[item_id], key_of.get(parent_id), mode, ctype, path, mtime, md5,
-                fields.get(item_id, {})))
+            if item_id not in key_of:
+                continue
+            att = self._attachment(key_of[item_id], key_of.get(parent_id), mode, ctype, path,
+                                   mtime, md5, fields.get(item_id, {}))
+            if parent_id is None:
+                if is_standalone_pdf(att):
+                    standalone[item_id] = att
+            else:
+                atts[parent_id].append(att)
 
         items: list[ZoteroItem] = []
         for item_id, key, lib_id, version, type_name, _ in rows:
-            if type_name in NON_REGULAR_TYPES or lib_id in skip_libs:
+            if lib_id in skip_libs or (type_name in NON_REGULAR_TYPES
+                                       and item_id not in standalone):
                 continue
-            lib_type = libraries.get(lib_id, "user")
+            common = dict(tags=tags.get(item_id, ()), collection_keys=in_cols.get(item_id, ()),
+                          collections=[col_name[k] for k in in_cols.get(item_id, ())],
+                          version=version, library_id=lib_id,
+                          library_type=libraries.get(lib_id, "user"), item_id=item_id)
+            if item_id in standalone:
+                items.append(standalone_item(standalone[item_id], fields.get(item_id, {}),
+                                             **common))
+                continue
             items.append(make_item(
-                key, type_name, fields.get(item_id, {}),
-                creators=creators.get(item_id, ()), tags=tags.get(item_id, ()),
-                collection_keys=in_cols.get(item_id, ()),
-                collections=[col_name[k] for k in in_cols.get(item_id, ())],
-                attachments=atts.get(item_id, ()), version=version, library_id=lib_id,
-                library_type=lib_type, item_id=item_id, year=years.get(item_id)))
+                key, type_name, fields.get(item_id, {}), creators=creators.get(item_id, ()),
+                attachments=atts.get(item_id, ()), year=years.get(item_id), **common))
         return cols, items
 
     def _attachment(self, key: str, parent_key: str | None, mode: int | None,

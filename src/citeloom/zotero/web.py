@@ -31,7 +31,9 @@ from .base import (
     ZoteroItem,
     ZoteroReader,
     creator_from_api,
+    is_standalone_pdf,
     make_item,
+    standalone_item,
 )
 from .bbt import BetterBibTeX, resolve_citekeys
 from .sqlite import default_data_dir
@@ -42,6 +44,10 @@ T = TypeVar("T")
 LOCAL_API_HINT = ("enable it in Zotero 7: Settings → Advanced → \"Allow other applications "
                   "on this computer to communicate with Zotero\"")
 
+
+
+def _tags(data: dict[str, Any]) -> list[str]:
+    return [t["tag"] if isinstance(t, dict) else str(t) for t in data.get("tags") or []]
 
 class _PyzoteroReader(ZoteroReader):
     """What the Web API and the local API share: same JSON, same pyzotero calls."""
@@ -119,7 +125,20 @@ class _PyzoteroReader(ZoteroReader):
         items = []
         for r in raw:
             data = r.get("data", r)
-            if data.get("itemType") in NON_REGULAR_TYPES or data.get("deleted"):
+            if data.get("deleted"):
+                continue
+            if data.get("itemType") == "attachment" and not data.get("parentItem"):
+                att = self._attachment(r, None)
+                if is_standalone_pdf(att):
+                    cols = list(data.get("collections") or [])
+                    items.append(standalone_item(
+                        att, data, collection_keys=cols,
+                        collections=[names[k] for k in cols if k in names],
+                        tags=_tags(data), version=data.get("version"),
+                        library_id=(r.get("library") or {}).get("id"),
+                        library_type=(r.get("library") or {}).get("type", "user")))
+                continue
+            if data.get("itemType") in NON_REGULAR_TYPES:
                 continue
             items.append(self._item(r, names))
         resolve_citekeys(items, bbt=self.bbt)
@@ -143,14 +162,13 @@ class _PyzoteroReader(ZoteroReader):
         return make_item(
             data["key"], data.get("itemType", ""), data,
             creators=[creator_from_api(c) for c in data.get("creators") or []],
-            tags=[t["tag"] if isinstance(t, dict) else str(t) for t in data.get("tags") or []],
-            collection_keys=col_keys,
+            tags=_tags(data), collection_keys=col_keys,
             collections=[col_names[k] for k in col_keys if k in col_names],
             attachments=attachments, version=data.get("version"),
             library_id=library.get("id"), library_type=library.get("type", "user"),
             year=year)
 
-    def _attachment(self, record: dict[str, Any], parent_key: str) -> Attachment:
+    def _attachment(self, record: dict[str, Any], parent_key: str | None) -> Attachment:
         data = record.get("data", record)
         mode = data.get("linkMode")
         link_mode: LinkMode = mode if mode in LINK_MODES else "imported_file"
