@@ -163,6 +163,11 @@ def test_cli_batch_exits_partial_with_a_reason_per_file(models_dir: Path, tmp_pa
                     and ("CONVERSION_FAILED" in ln or "UNSUPPORTED_TYPE" in ln))
         assert " — " in line  # message — hint
 
+    optimized = _cli(["optimize", "-p", "batch"], tmp_path / "data", models_dir, cwd=tmp_path)
+    assert optimized.returncode == 0, optimized.stderr
+    assert optimized.stdout.startswith("batch: optimized in ")
+    assert f"({sum(f['chunks'] for f in summary['files'])} chunks)" in optimized.stdout
+
 
 def test_only_bad_files_exit_4(models_dir: Path, tmp_path: Path) -> None:
     bad = tmp_path / "empty.pdf"

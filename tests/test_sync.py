@@ -54,8 +54,19 @@ def _state(app: CiteLoom, project: str) -> dict[str, int]:
 
 def test_unchanged_corpus_converts_nothing(make_settings, papers: Path, monkeypatch) -> None:
     app = CiteLoom(make_settings())
+    from citeloom.index.edge import EdgeIndex
+
+    optimized: list[str] = []
+    real_optimize = EdgeIndex.optimize
+
+    def spy(index: EdgeIndex) -> None:
+        optimized.append(index.project)
+        real_optimize(index)
+
+    monkeypatch.setattr(EdgeIndex, "optimize", spy)
     first = app.ingest([papers], "p")
     assert first.count("indexed") == 2
+    assert optimized == ["p"]  # a batch that wrote chunks is optimized, however small
     monkeypatch.setattr("citeloom.convert.convert_file", _no_conversion)
     monkeypatch.setattr(CiteLoom, "dense", _no_conversion)  # no model is even loaded
     again = app.ingest([papers], "p")
@@ -64,6 +75,7 @@ def test_unchanged_corpus_converts_nothing(make_settings, papers: Path, monkeypa
     os.utime(papers / "a.pdf", ns=(1, 1))
     touched = app.ingest([papers], "p")
     assert touched.count("skipped") == 2
+    assert optimized == ["p"]  # nothing written, nothing to optimize
     app.close()
 
 

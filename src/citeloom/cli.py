@@ -52,6 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     ri.add_argument("--project", "-p")
     ri.add_argument("--json", action="store_true")
 
+    opt = sub.add_parser("optimize", help="merge and index a project's segments now (ingests "
+                         "through the MCP server leave that to this command)")
+    opt.add_argument("--project", "-p")
+
     ins = sub.add_parser("inspect", help="size, model lock, payload indexes, a sample, "
                          "stale and missing documents")
     ins.add_argument("--project", "-p")
@@ -327,6 +331,19 @@ def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
 
+def _cmd_optimize(args: argparse.Namespace, settings: Any) -> int:
+    from .service import CiteLoom
+
+    app = CiteLoom(settings)
+    try:
+        seconds = app.optimize(args.project)
+        name = settings.project(args.project, create=True).name
+        print(f"{name}: optimized in {seconds:.1f}s ({app.index(name).count()} chunks)")
+    finally:
+        app.close()
+    return EXIT_OK
+
+
 def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
     from .service import CiteLoom
 
@@ -410,8 +427,8 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(args.config)
         handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
                    "projects": _cmd_projects, "reindex": _cmd_reindex,
-                   "inspect": _cmd_inspect, "serve": _cmd_serve, "cite": _cmd_cite,
-                   "eval": _cmd_eval,
+                   "inspect": _cmd_inspect, "optimize": _cmd_optimize, "serve": _cmd_serve,
+                   "cite": _cmd_cite, "eval": _cmd_eval,
                    "validate": _cmd_validate}[args.command]
         return handler(args, settings)
     except CiteLoomError as exc:

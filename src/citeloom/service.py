@@ -418,15 +418,21 @@ class CiteLoom:
         report.seconds = time.perf_counter() - started
         return report
 
-    #: New chunks in one batch after which the Edge shard is optimized before returning:
-    #: at 100k chunks hybrid p50 fell from 52 to 13 ms (docs/BENCHMARKS-index.md). Edge's
-    #: optimize() holds the GIL, so the MCP server's jobs skip it (queries would freeze).
-    OPTIMIZE_AFTER_CHUNKS = 1000
-
     def _optimize_if_grown(self, index: Index, report: IngestReport) -> None:
-        added = sum(f.chunks for f in report.files if f.status in ("indexed", "replaced"))
-        if added >= self.OPTIMIZE_AFTER_CHUNKS:
+        """Optimize the Edge shard after an ingest that wrote chunks: at 100k chunks hybrid
+        p50 fell from 52 to 13 ms (docs/BENCHMARKS-index.md), and when nothing is due (a
+        few hundred new points) it returns at once. Edge's optimize() holds the GIL, so the
+        MCP server's jobs skip it (queries would freeze); `citeloom optimize` catches up."""
+        if any(f.chunks for f in report.files if f.status in ("indexed", "replaced")):
             index.optimize()
+
+    def optimize(self, project_name: str | None) -> float:
+        """Merge and index the project's segments now; returns the seconds it took."""
+        project = self.settings.project(project_name, create=True)
+        started = time.perf_counter()
+        with self._swap:
+            self.index(project.name).optimize()
+        return time.perf_counter() - started
 
     def _ingest_file(self, path: Path, project: ProjectConfig, index: Index, catalog: Catalog,
                      *, meta: dict[str, Any] | None = None, zotero_version: int | None = None,
