@@ -28,7 +28,6 @@ import argparse
 import collections
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,8 @@ import time
 import unicodedata
 from datetime import datetime
 from pathlib import Path
+
+from citeloom.evaluate import machine_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "pdfs"
@@ -187,19 +188,9 @@ def run_set(set_name: str, files: list[Path], mdir: Path, runs: int) -> dict:
 
 
 def machine() -> str:
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     tess = subprocess.run(["tesseract", "--version"], capture_output=True, text=True)
     tess_version = (tess.stdout or tess.stderr).splitlines()[0]
-    return (f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB, Python "
-            f"{platform.python_version()}, {tess_version}")
+    return f"{machine_summary()}, {tess_version}"
 
 
 def markdown(result: dict) -> str:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import shutil
 import statistics
@@ -44,6 +43,8 @@ import zlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from citeloom.evaluate import machine_info
 
 ROOT = Path(__file__).resolve().parents[1]
 NS = uuid.UUID("2b0f5a5e-8d0e-4c8e-9b59-6a3e0e1c7f21")
@@ -335,19 +336,6 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # -- parent --------------------------------------------------------------------------------------
-def machine() -> dict[str, Any]:
-    cpu = ""
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    return {"machine": platform.machine(), "cpu": cpu, "cores": os.cpu_count(),
-            "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-                               / 2**30, 1),
-            "python": platform.python_version(), "system": f"{platform.system()} "
-                                                           f"{platform.release()}"}
-
-
 def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Field-wise median of the children's reports (nested dicts followed)."""
     first = runs[0]
@@ -467,7 +455,7 @@ def main() -> int:
         sizes.append({**median_of(runs), "repeats": runs})
     report = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": machine(),
+        "machine": machine_info(),
         "load_average_at_start": [round(x, 2) for x in load_before],
         "source": {"project": args.source_project, "chunks": n_src,
                    "dense_sigma": DENSE_SIGMA, "sparse_drop": SPARSE_DROP},

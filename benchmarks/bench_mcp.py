@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -22,6 +21,8 @@ from pathlib import Path
 
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+
+from citeloom.evaluate import machine_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,8 +58,7 @@ def main() -> None:
     runs = [asyncio.run(one_run(env)) for _ in range(args.runs)]
     med = {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}
     result = {"date": date.today().isoformat(),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                         f"Python {platform.python_version()}",
+              "machine": machine_summary(),
               "runs": runs, "median": med,
               "targets": {"spawn_to_list_projects_s": 2.0, "spawn_to_first_query_s": 3.0}}
     out = ROOT / "benchmarks" / "results"

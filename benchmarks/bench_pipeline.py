@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -22,6 +20,8 @@ import tempfile
 import time
 from datetime import date
 from pathlib import Path
+
+from citeloom.evaluate import machine_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "pdfs"
@@ -114,9 +114,7 @@ def main() -> None:
     pages, chunks = ingest[0]["pages"], ingest[0]["chunks"]
     result = {
         "date": date.today().isoformat(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                   f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB, "
-                   f"Python {platform.python_version()}",
+        "machine": machine_summary(),
         "corpus": f"fixtures/pdfs: {len(list(FIXTURES.glob('*.pdf')))} PDFs, {pages} pages",
         "load_avg_1min_during_ingest": [round(r["load_avg"], 2) for r in ingest],
         "ingest_runs": ingest,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -23,6 +22,8 @@ import tempfile
 import time
 from datetime import date
 from pathlib import Path
+
+from citeloom.evaluate import machine_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT.parent / "shared" / "corpus" / "pdfs" / "text" / "docling__2305.03393v1-pg9.pdf"
@@ -68,8 +69,7 @@ def main() -> None:
         assert json.loads(out.stdout)["skipped"] == args.docs
     result = {
         "date": date.today().isoformat(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                   f"Python {platform.python_version()}",
+        "machine": machine_summary(),
         "docs": args.docs,
         "first_ingest_s": round(first_s, 1),
         "noop_in_process_s": {"median": round(statistics.median(in_process), 3),

@@ -348,6 +348,13 @@ def machine_info() -> dict[str, Any]:
             "python": platform.python_version()}
 
 
+def machine_summary() -> str:
+    """``machine_info`` on one line, for benchmark tables."""
+    m = machine_info()
+    return (f"{m['cpu'] or m['machine']}, {m['cores']} cores, {m['memory_gb']} GiB, "
+            f"Python {m['python']}")
+
+
 def with_overrides(settings: Settings, project: str, **updates: Any) -> Settings:
     """Settings whose project ``project`` has ``updates`` (None values ignored) applied."""
     updates = {k: v for k, v in updates.items() if v is not None}
