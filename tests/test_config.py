@@ -103,3 +103,19 @@ def test_env_example_documents_every_variable() -> None:
 
     text = (ROOT / ".env.example").read_text()
     assert all(f"# {v}=" in text or f"{v}=" in text for v in ENV_VARS)
+
+
+def test_cli_query_flags_become_the_search_filter() -> None:
+    from citeloom.cli import _filter, _parser
+
+    args = _parser().parse_args([
+        "query", "heparin", "-p", "x", "--citekey", "a2020", "--tag", "t1", "--tag", "t2",
+        "--all-tags", "core", "--author", "Smith, J", "--collection", "Thesis",
+        "--collection", "Inbox", "--year-from", "2001", "--year-to", "2010",
+        "--section", "2 Methods", "--exclude-label", "table", "--doc-id", "d1"])
+    flt = _filter(args)
+    assert flt.citekeys == ["a2020"] and flt.tags_any == ["t1", "t2"]
+    assert flt.tags_all == ["core"] and flt.authors == ["Smith, J"]
+    assert flt.collections == ["Thesis", "Inbox"] and flt.doc_ids == ["d1"]
+    assert (flt.year_from, flt.year_to) == (2001, 2010)
+    assert flt.section_prefix == "2 Methods" and flt.exclude_labels == ["table"]

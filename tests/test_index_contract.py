@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citeloom.embed import SparseEmbedder
-from citeloom.errors import EmbeddingMismatch, InvalidProject
+from citeloom.errors import EmbeddingMismatch, InvalidInput, InvalidProject
 from citeloom.index import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -140,7 +140,7 @@ def test_recommend_from_chunk_ids(index) -> None:  # type: ignore[no-untyped-def
     assert hits[0].id == pid(1) and pid(0) not in ids(hits)
     away = index.recommend([pid(0)], [pid(1)], limit=3)
     assert pid(1) not in ids(away)
-    with pytest.raises(InvalidProject, match="unknown chunk"):
+    with pytest.raises(InvalidInput, match="unknown chunk"):
         index.recommend([str(uuid.uuid4())], [], limit=2)
 
 

@@ -26,7 +26,7 @@ from .conftest import CORPUS, FIXTURE_PDFS
 pytestmark = pytest.mark.slow
 
 TOOLS = {"ingest_from_source", "query", "query_hybrid", "inspect", "list_projects",
-         "ingest_status", "cancel_ingest"}
+         "ingest_status", "cancel_ingest", "find_similar"}
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +125,18 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
             # year_from excludes chunks without a year: files carry none without Zotero.
             assert dense["hits"] == []
 
+            # Collections filter: files outside Zotero belong to none.
+            none = (await c.call_tool("query_hybrid", {
+                "project": "lib", "text": "heparin", "filters": {"collections": ["Thesis"]}}
+            )).data
+            assert none["hits"] == []
+
+            like = (await c.call_tool("find_similar", {
+                "project": "lib", "chunk_ids": [hit["chunk_id"]], "top_k": 2})).data
+            assert len(like["hits"]) == 2 and like["correlation_id"]
+            assert hit["chunk_id"] not in {h["chunk_id"] for h in like["hits"]}
+            assert {"citekey", "page_start", "section_path", "text"} <= set(like["hits"][0])
+
             info = (await c.call_tool("inspect", {"project": "lib", "sample": 1})).data
             assert info["chunks"] > 0 and len(info["sample"]) == 1
             assert info["payload_indexes"]["doc_id"] == "keyword"
@@ -134,6 +146,11 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
                 ("query_hybrid", {"project": "nope", "text": "x"}, "INVALID_PROJECT"),
                 ("query_hybrid", {"project": "lib", "text": "x", "top_k": 99}, "INVALID_INPUT"),
                 ("query", {"project": "lib", "text": "   "}, "INVALID_INPUT"),
+                ("find_similar", {"project": "lib", "chunk_ids": ["not-an-id"]},
+                 "INVALID_INPUT"),
+                ("find_similar", {"project": "lib",
+                                  "chunk_ids": ["00000000-0000-0000-0000-000000000000"]},
+                 "INVALID_INPUT"),
                 ("query_hybrid", {"project": "dense", "text": "tables"},
                  "HYBRID_NOT_SUPPORTED"),
                 ("ingest_from_source", {"project": "mm", "source": str(world["allowed"])},

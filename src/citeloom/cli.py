@@ -73,6 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--tag", action="append", default=[], help="any of these tags")
     q.add_argument("--all-tags", action="append", default=[], help="all of these tags")
     q.add_argument("--author", action="append", default=[])
+    q.add_argument("--collection", action="append", default=[],
+                   help="only papers in any of these Zotero collections (by name)")
     q.add_argument("--year-from", type=int)
     q.add_argument("--year-to", type=int)
     q.add_argument("--section", help="section path prefix, e.g. '2 Methods'")
@@ -213,8 +215,8 @@ def _filter(args: argparse.Namespace) -> Any:
 
     return SearchFilter(
         doc_ids=args.doc_id, citekeys=args.citekey, tags_any=args.tag, tags_all=args.all_tags,
-        authors=args.author, year_from=args.year_from, year_to=args.year_to,
-        section_prefix=args.section, exclude_labels=args.exclude_label)
+        authors=args.author, collections=args.collection, year_from=args.year_from,
+        year_to=args.year_to, section_prefix=args.section, exclude_labels=args.exclude_label)
 
 
 def _write_audit(settings: Any, report: Any) -> Path:

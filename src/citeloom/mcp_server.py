@@ -1,6 +1,7 @@
 """The MCP server Claude Desktop talks to: a thin shell over ``service.CiteLoom``.
 
 Tools: ``list_projects``, ``query`` (dense), ``query_hybrid`` (dense + BM25, RRF or DBSF),
+``find_similar`` (recommend from chunk ids),
 ``inspect``, ``ingest_from_source`` (a job), plus ``ingest_status`` and ``cancel_ingest``
 for the jobs. Every error is a tool error whose text is JSON ``{code, message, hint}``.
 Nothing is written to stdout but the protocol: logs are JSON lines on stderr or in a file.
@@ -34,9 +35,9 @@ WARM_UP_AFTER_S = 3.0  # start the warm-up this long after start-up if no reques
 INSTRUCTIONS = """CiteLoom searches the user's own research library (papers from Zotero and
 folders) and returns citable passages: citekey, title, authors, year, page span, section path
 and the passage text. Use query_hybrid for most questions (meaning + exact terms); query for
-meaning only. Cite passages with their citekey and pages. Call list_projects first to see
-which projects exist. Ingesting is a job: ingest_from_source returns a job id; follow it with
-ingest_status."""
+meaning only. Cite passages with their citekey and pages. find_similar follows up a good hit
+with more passages like it. Call list_projects first to see which projects exist. Ingesting
+is a job: ingest_from_source returns a job id; follow it with ingest_status."""
 
 
 class Filters(BaseModel):
@@ -51,6 +52,8 @@ class Filters(BaseModel):
     tags_any: list[str] = Field(default_factory=list, description="has any of these tags")
     tags_all: list[str] = Field(default_factory=list, description="has all of these tags")
     authors: list[str] = Field(default_factory=list, description="'Last, First' as stored")
+    collections: list[str] = Field(default_factory=list,
+                                   description="in any of these Zotero collections (names)")
     section_prefix: str | None = Field(None, description="e.g. '2 Methods'")
     exclude_labels: list[str] = Field(
         default_factory=list, description="leave out chunks with these item labels "
@@ -62,7 +65,8 @@ class Filters(BaseModel):
         return SearchFilter(
             doc_ids=self.doc_ids, citekeys=self.citekeys, year_from=self.year_from,
             year_to=self.year_to, tags_any=self.tags_any, tags_all=self.tags_all,
-            authors=self.authors, section_prefix=self.section_prefix,
+            authors=self.authors, collections=self.collections,
+            section_prefix=self.section_prefix,
             exclude_labels=self.exclude_labels)
 
 
@@ -216,6 +220,22 @@ async def _search(project: str, text: str, top_k: int, filters: Filters | None,
     return fit_budget(answer, s.answer_token_budget)
 
 
+async def _similar(project: str, chunk_ids: list[str], top_k: int,
+                   filters: Filters | None) -> dict[str, Any]:
+    cid = uuid.uuid4().hex[:12]
+    s = state.settings
+    f = filters or Filters()
+    started = time.perf_counter()
+    hits = await _call(cid, state.app.similar, project, chunk_ids, top_k=top_k,
+                       flt=f.to_search(), max_chars=s.passage_chars, timeout=s.query_timeout_s)
+    ms = round((time.perf_counter() - started) * 1000, 2)
+    answer = {"project": project, "similar_to": chunk_ids, "mode": "recommend",
+              "hits": [_hit_dict(p) for p in hits], "timings_ms": {"total": ms},
+              "correlation_id": cid}
+    log.info("similar", extra={"cid": cid, "project": project, "hits": len(hits), "ms": ms})
+    return fit_budget(answer, s.answer_token_budget)
+
+
 TopK = Annotated[int, Field(description="number of passages, 1-50",
                             json_schema_extra={"minimum": 1, "maximum": 50})]
 ProjectName = Annotated[str, Field(description="project name, from list_projects")]
@@ -239,6 +259,16 @@ async def query_hybrid(project: ProjectName, text: QueryText, top_k: TopK = 8,
     """Search a project by meaning and exact terms together (dense + BM25, fused). The best
     default for questions; returns citable passages."""
     return await _search(project, text, top_k, filters, "hybrid", fusion)
+
+
+@mcp.tool
+async def find_similar(project: ProjectName,
+                       chunk_ids: Annotated[list[str], Field(
+                           description="chunk_id values of hits from query or query_hybrid")],
+                       top_k: TopK = 8, filters: Filters | None = None) -> dict[str, Any]:
+    """More passages like the given ones (by their dense vectors), e.g. to follow up a good
+    hit across the library. The given chunks themselves are not returned."""
+    return await _similar(project, chunk_ids, top_k, filters)
 
 
 @mcp.tool

@@ -861,6 +861,12 @@ class CiteLoom:
         """Passages like the given chunks (and unlike ``negative_ids``)."""
         if not chunk_ids:
             raise InvalidInput("no chunk id given", "take chunk ids from a query answer")
+        for cid in chunk_ids:
+            try:
+                uuid.UUID(cid)
+            except (ValueError, TypeError, AttributeError):
+                raise InvalidInput(f"{cid!r} is not a chunk id",
+                                   "take chunk_id values from a query answer") from None
         if not 1 <= top_k <= 50:
             raise InvalidInput(f"top_k must be between 1 and 50, not {top_k}", "pick 1-50")
         project = self.settings.project(project_name, create=True)

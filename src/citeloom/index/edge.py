@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..embed import Sparse
-from ..errors import IndexUnavailable, InvalidProject
+from ..errors import IndexUnavailable, InvalidInput, InvalidProject
 from .base import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -188,7 +188,7 @@ class EdgeIndex(Index):
                                         with_vector=["dense"])}
         missing = [i for i in positive + negative if i not in vecs]
         if missing:
-            raise InvalidProject(f"unknown chunk id(s): {', '.join(missing)}",
+            raise InvalidInput(f"unknown chunk id(s): {', '.join(missing)}",
                                  "take chunk ids from a query answer")
         flt = flt or SearchFilter()
         flt.exclude_ids = list({*flt.exclude_ids, *positive, *negative})

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..embed import Sparse
-from ..errors import IndexUnavailable, InvalidProject
+from ..errors import IndexUnavailable, InvalidInput, InvalidProject
 from .base import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -154,7 +154,7 @@ class ServerIndex(Index):
         found = {str(r.id) for r in self.client.retrieve(self.collection, positive + negative)}
         missing = [i for i in positive + negative if i not in found]
         if missing:
-            raise InvalidProject(f"unknown chunk id(s): {', '.join(missing)}",
+            raise InvalidInput(f"unknown chunk id(s): {', '.join(missing)}",
                                  "take chunk ids from a query answer")
         res = self.client.query_points(
             self.collection, using="dense", limit=limit, with_payload=True,
