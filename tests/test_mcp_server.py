@@ -21,7 +21,7 @@ from fastmcp.client.transports import StdioTransport
 from citeloom.config import ProjectConfig, Settings
 from citeloom.service import CiteLoom
 
-from .conftest import CORPUS, FIXTURE_PDFS
+from .conftest import CORPUS, FIXTURE_PDFS, ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -288,15 +288,28 @@ def _shard_free(world: dict[str, Any], project: str) -> bool:
     return probe.returncode == 0
 
 
-def test_server_lets_go_of_idle_index(world: dict[str, Any], tmp_path: Path) -> None:
+@pytest.mark.parametrize("entry", ["citeloom serve", "fastmcp run fastmcp.json"])
+def test_server_lets_go_of_idle_index(world: dict[str, Any], tmp_path: Path,
+                                      entry: str) -> None:
     """list_projects opens no shard; a queried index is held, then released after
-    release_idle_s so a CLI ingest can run beside Claude Desktop, and reopens on use."""
+    release_idle_s so a CLI ingest can run beside Claude Desktop, and reopens on use. The
+    same server, background threads included, whichever way it was started (fastmcp.json
+    is run by absolute path from another directory, as a client would)."""
     quick = tmp_path / "quick.toml"
     quick.write_text(world["config"].read_text().replace(
         "[mcp]\n", "[mcp]\nrelease_idle_s = 1\n"))
+    env = {**world["env"], "CITELOOM_CONFIG": str(quick)}
+    if entry == "citeloom serve":
+        transport = StdioTransport(command=sys.executable, args=["-m", "citeloom.cli", "serve"],
+                                   env=env, cwd=str(tmp_path))
+    else:
+        transport = StdioTransport(command=str(Path(sys.executable).parent / "fastmcp"),
+                                   args=["run", str(ROOT / "fastmcp.json")], env=env,
+                                   cwd=str(tmp_path))
 
     async def scenario() -> None:
-        async with client(world, CITELOOM_CONFIG=str(quick)) as c:
+        async with Client(transport) as c:
+            assert {t.name for t in await c.list_tools()} >= TOOLS
             listed = (await c.call_tool("list_projects", {})).data
             lib = next(p for p in listed["projects"] if p["project"] == "lib")
             assert lib["chunks"] > 0 and lib["documents"] == 1

@@ -9,6 +9,7 @@ Nothing is written to stdout but the protocol: logs are JSON lines on stderr or 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -16,6 +17,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -113,7 +115,23 @@ class _State:
 
 
 state = _State()
-mcp = FastMCP(name="CiteLoom", instructions=INSTRUCTIONS)
+_background_started = threading.Event()
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(server: Any) -> AsyncIterator[dict[str, Any]]:
+    """Start the warm-up and idle-release threads once per process, however the server was
+    started (`citeloom serve` or `fastmcp run fastmcp.json`)."""
+    if not _background_started.is_set():
+        _background_started.set()
+        if not logging.getLogger("citeloom").handlers:
+            setup_logging(state.settings.log_file)
+        threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
+        threading.Thread(target=_release_idle, name="release-idle", daemon=True).start()
+    yield {}
+
+
+mcp = FastMCP(name="CiteLoom", instructions=INSTRUCTIONS, lifespan=_lifespan)
 _answered = threading.Event()  # set once the first tool list or tool call has been answered
 
 
@@ -474,8 +492,6 @@ def _release_idle() -> None:
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
     setup_logging(state.settings.log_file)
     log.info("server starting", extra={"detail": transport})
-    threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
-    threading.Thread(target=_release_idle, name="release-idle", daemon=True).start()
     if transport == "stdio":
         mcp.run(transport="stdio", show_banner=False)
     else:
