@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from citeloom.config import ProjectConfig
-from citeloom.errors import EmbeddingMismatch
+from citeloom.errors import EmbeddingMismatch, IndexUnavailable
 from citeloom.service import CiteLoom
 
 from .conftest import CORPUS, FIXTURE_PDFS, ROOT
@@ -139,6 +139,31 @@ def test_list_projects_counts_from_catalog_and_idle_index_is_released(
     other.close()
     assert app.query("p", "table structure", top_k=2).hits  # reopened on use
     app.close()
+
+
+def test_index_held_by_another_process_is_waited_for(make_settings, papers: Path) -> None:
+    app = CiteLoom(make_settings())
+    app.ingest([papers], "p")
+    chunks = app.index("p").count()
+    shard = app.index("p").shard_dir  # type: ignore[attr-defined]
+    app.close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time, qdrant_edge as q; "
+         "s = q.EdgeShard.load(sys.argv[1]); print('held', flush=True); time.sleep(3); "
+         "s.close()", str(shard)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        impatient = CiteLoom(make_settings())
+        with pytest.raises(IndexUnavailable, match="another CiteLoom process"):
+            impatient.index("p").count()
+        impatient.close()
+        started = time.monotonic()
+        patient = CiteLoom(make_settings(), index_wait_s=30)
+        assert patient.index("p").count() == chunks
+        assert 0.5 < time.monotonic() - started < 30  # it waited, then got in
+        patient.close()
+    finally:
+        holder.wait(timeout=30)
 
 
 def test_inspect_reports_stale_documents(make_settings, papers: Path) -> None:

@@ -149,7 +149,6 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .service import CiteLoom
 
     project = settings.project(args.project, create=True)
     paths = args.paths or project.sources
@@ -157,7 +156,7 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
         raise CiteLoomError("nothing to ingest",
                             "give PATHs, or set sources for the project in citeloom.toml")
     console = Console(stderr=True)
-    app = CiteLoom(settings)
+    app = _app(settings)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, disable=args.json) as bar:
         task = bar.add_task("ingesting", total=None)
@@ -210,6 +209,14 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
 
+def _app(settings: Any) -> Any:
+    """The service, waiting (with a message) for an index the MCP server has open: it lets
+    go after ``release_idle_s`` without queries."""
+    from .service import CiteLoom
+
+    return CiteLoom(settings, index_wait_s=settings.release_idle_s + 10)
+
+
 def _filter(args: argparse.Namespace) -> Any:
     from .index import SearchFilter
 
@@ -252,9 +259,8 @@ def _summary_table(console: Any, report: Any) -> None:
 
 
 def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
-    from .service import CiteLoom
 
-    app = CiteLoom(settings)
+    app = _app(settings)
     try:
         if args.similar_to:
             hits = app.similar(args.project, args.similar_to, top_k=args.top_k,
@@ -301,9 +307,8 @@ def _cmd_eval(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_cite(args: argparse.Namespace, settings: Any) -> int:
-    from .service import CiteLoom
 
-    app = CiteLoom(settings)
+    app = _app(settings)
     try:
         print(app.cite(args.citekeys, args.format, args.project))
     finally:
@@ -312,9 +317,8 @@ def _cmd_cite(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
-    from .service import CiteLoom
 
-    app = CiteLoom(settings)
+    app = _app(settings)
     try:
         report = app.reindex(args.project)
     finally:
@@ -334,9 +338,8 @@ def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_optimize(args: argparse.Namespace, settings: Any) -> int:
-    from .service import CiteLoom
 
-    app = CiteLoom(settings)
+    app = _app(settings)
     try:
         seconds = app.optimize(args.project)
         name = settings.project(args.project, create=True).name
@@ -347,9 +350,8 @@ def _cmd_optimize(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
-    from .service import CiteLoom
 
-    app = CiteLoom(settings)
+    app = _app(settings)
     try:
         info = app.inspect(args.project, sample=args.sample)
     finally:
@@ -379,9 +381,8 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_projects(args: argparse.Namespace, settings: Any) -> int:
-    from .service import CiteLoom
 
-    app = CiteLoom(settings)
+    app = _app(settings)
     rows = app.list_projects()
     app.close()
     if args.json:

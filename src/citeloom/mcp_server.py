@@ -102,7 +102,8 @@ class _State:
         if self._app is None:
             from .service import CiteLoom
 
-            self._app = CiteLoom(self.settings)
+            # A CLI query holds an index for a second or two: worth waiting for.
+            self._app = CiteLoom(self.settings, index_wait_s=3.0)
         return self._app
 
     @property

@@ -214,8 +214,11 @@ class CiteLoom:
     reindex swaps generations under ``_swap`` so a query sees the old or the new, never
     neither."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, index_wait_s: float = 0.0) -> None:
+        """``index_wait_s``: how long to wait for an Edge index another process has open
+        (the CLI waits out the MCP server's ``release_idle_s``; the server does not)."""
         self.settings = settings
+        self.index_wait_s = index_wait_s
         use_offline_runtime(settings.models_dir)
         self._dense: dict[str, DenseEmbedder] = {}
         self._sparse: SparseEmbedder | None = None
@@ -298,7 +301,7 @@ class CiteLoom:
             key = self.settings.qdrant_api_key
             self._stores[project.backend] = make_store(
                 project.backend, self.settings.index_dir, self.settings.qdrant_url,
-                key.get_secret_value() if key else None)
+                key.get_secret_value() if key else None, self.index_wait_s)
         return self._stores[project.backend]
 
     def index(self, name: str, *, create: bool = False) -> Index:

@@ -42,11 +42,12 @@ __all__ = [
 
 
 def make_store(backend: str, index_dir: Path, qdrant_url: str | None = None,
-               qdrant_api_key: str | None = None) -> Store:
+               qdrant_api_key: str | None = None, wait_s: float = 0.0) -> Store:
     """The store for a backend. ``QDRANT_URL=file:///some/dir`` selects qdrant-client's
-    local mode (brute force: for tests and small experiments, not for a library)."""
+    local mode (brute force: for tests and small experiments, not for a library).
+    ``wait_s``: how long an Edge index waits for another process to let go of its shard."""
     if backend == "edge":
-        return EdgeStore(index_dir)
+        return EdgeStore(index_dir, wait_s)
     if backend == "server":
         from .server import ServerStore
 

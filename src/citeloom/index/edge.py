@@ -12,7 +12,9 @@ by rewriting CURRENT. The shard's WAL takes an exclusive lock: one process at a 
 from __future__ import annotations
 
 import json
+import logging
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,8 @@ from .base import (
     build_filter,
 )
 
+_log = logging.getLogger(__name__)
+
 LOCK_FILE = "model_lock.json"
 CURRENT = "CURRENT"
 
@@ -56,11 +60,13 @@ def _dialect() -> FilterDialect:
 class EdgeIndex(Index):
     """One generation: a Qdrant Edge shard and its model lock."""
 
-    def __init__(self, root: Path, project: str, generation: str) -> None:
+    def __init__(self, root: Path, project: str, generation: str,
+                 wait_s: float = 0.0) -> None:
         self.project = project
         self.generation = generation
         self.root = root
         self.shard_dir = root / "shard"
+        self.wait_s = wait_s  # how long to wait for another process to let go of the shard
         self._shard: Any = None
 
     def lock(self) -> ModelLock | None:
@@ -79,11 +85,25 @@ class EdgeIndex(Index):
                 raise InvalidProject(f"project {self.project!r} has no index yet",
                                      f"ingest into it first: `citeloom ingest PATH "
                                      f"--project {self.project}`")
-            try:
-                self._shard = EdgeShard.load(str(self.shard_dir))
-            except Exception as exc:  # the Rust side raises plain exceptions
+            error = None
+            deadline = time.monotonic() + self.wait_s
+            while self._shard is None:
+                try:
+                    self._shard = EdgeShard.load(str(self.shard_dir))
+                except Exception as exc:  # the Rust side raises plain exceptions
+                    held = "WouldBlock" in str(exc)  # another process has the WAL lock
+                    if not held or time.monotonic() >= deadline:
+                        error = exc
+                        break
+                    if error is None:
+                        _log.warning("the index of project %r is open in another process "
+                                     "(the MCP server lets go of it when idle); waiting "
+                                     "up to %.0f s", self.project, self.wait_s)
+                        error = exc
+                    time.sleep(0.5)
+            if self._shard is None:
                 raise IndexUnavailable(
-                    f"cannot open the index of project {self.project!r}: {exc}",
+                    f"cannot open the index of project {self.project!r}: {error}",
                     "another CiteLoom process holds it: an ingest (wait for it to finish), "
                     "or the MCP server, which lets go of an index after [mcp] "
                     "release_idle_s seconds without queries (retry then, or ingest "
@@ -224,15 +244,17 @@ class EdgeIndex(Index):
 class EdgeStore(Store):
     """Projects as folders under ``index_dir``."""
 
-    def __init__(self, index_dir: Path) -> None:
+    def __init__(self, index_dir: Path, wait_s: float = 0.0) -> None:
         self.index_dir = index_dir
+        self.wait_s = wait_s
         # One handle per shard and process: the WAL lock refuses a second one.
         self._open: dict[tuple[str, str], EdgeIndex] = {}
 
     def _handle(self, project: str, gen: str) -> EdgeIndex:
         key = (project, gen)
         if key not in self._open:
-            self._open[key] = EdgeIndex(self.index_dir / project / gen, project, gen)
+            self._open[key] = EdgeIndex(self.index_dir / project / gen, project, gen,
+                                        self.wait_s)
         return self._open[key]
 
     def projects(self) -> list[str]:
