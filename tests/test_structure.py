@@ -1,5 +1,6 @@
-"""Structure repair before chunking (citeloom.structure): heading levels, title, abstract,
-references and appendix, text normalisation, running headers/footers.
+"""Structure repair before chunking (citeloom.structure, with the rules in citeloom.headings,
+citeloom.normalize and citeloom.pdffonts): heading levels, title, abstract, references and
+appendix, text normalisation, running headers/footers.
 
 Real conversions come from the session's ``converted`` fixture and are copied before
 ``restructure`` edits them (the fixture's cache is shared with other test modules); each
@@ -22,16 +23,15 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docling_core.types.doc.document import ContentLayer, SectionHeaderItem
 
 from citeloom.chunk import Chunk, Chunker
-from citeloom.structure import (
+from citeloom.headings import (
     chain_kind,
     find_title,
-    join_hyphen_break,
-    normalize_text,
     numbering_level,
     parse_numbering,
-    restructure,
     section_kind,
 )
+from citeloom.normalize import join_hyphen_break, normalize_text
+from citeloom.structure import Restructurer, restructure
 
 from .conftest import CORPUS
 
@@ -617,13 +617,11 @@ def test_markdown_source_keeps_its_levels(converter, tmp_path: Path, chunker: Ch
 
 
 def test_a_failing_step_is_logged_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from citeloom import structure
-
     def boom(self, styles):  # type: ignore[no-untyped-def]
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(structure.Restructurer, "assign_levels", boom)
-    r = structure.Restructurer(_flat_paper(), Path("/nonexistent.pdf"))
+    monkeypatch.setattr(Restructurer, "assign_levels", boom)
+    r = Restructurer(_flat_paper(), Path("/nonexistent.pdf"))
     doc = r.run()
     assert r.report.errors == ["levels: RuntimeError: boom"]
     assert find_title(doc) == "Deep Learning for Things: A Study"  # the other steps ran

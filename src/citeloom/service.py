@@ -508,7 +508,8 @@ class CiteLoom:
         """Heading levels, title, normalised text (``structure.restructure``, applied to
         the cached conversion so rule changes need no reconversion), then chunks."""
         from .chunk import document_title, pdf_metadata_title
-        from .structure import find_title, restructure
+        from .headings import find_title
+        from .structure import restructure
 
         pdf = path if path.suffix.lower() == ".pdf" and path.is_file() else None
         password = project.pdf_password.get_secret_value() if project.pdf_password else None

@@ -8,7 +8,9 @@ wrong first page), and Docling's line joiner drops real hyphens at line ends
 ("population-\\nbased" -> "populationbased", "482-\\n5" -> "4825").
 
 :func:`restructure` repairs that in place, in this order (docs/CHUNKING.md has the rules
-and the measurements):
+and the measurements). This module holds the pass itself; the rules it applies live in
+:mod:`citeloom.normalize` (text), :mod:`citeloom.headings` (numbering, section kinds, the
+title) and :mod:`citeloom.pdffonts` (styles and line-end hyphens read from the PDF):
 
 0. **Prose in floats** (:meth:`Restructurer.unwrap_prose`): running text the layout model
    boxed as a table or picture goes back into the reading order.
@@ -19,11 +21,11 @@ and the measurements):
    together with its provenance entry, so the paragraph keeps only its real pages. Then
    paragraphs joined across a page break are split there
    (:meth:`Restructurer.split_at_pages`), so every chunk cites its own first page.
-2. **Text** (:func:`normalize_text`): ligatures, soft hyphens, hyphens at line breaks,
-   control characters, whitespace; code and formulas untouched. Then compounds Docling
-   closed up at a line break get their hyphen back: given the PDF, exactly where its text
-   layer shows a line-end hyphen that was real; without it, where the document itself
-   spells the word hyphenated more often.
+2. **Text** (:func:`~citeloom.normalize.normalize_text`): ligatures, soft hyphens, hyphens
+   at line breaks, control characters, whitespace; code and formulas untouched. Then
+   compounds Docling closed up at a line break get their hyphen back: given the PDF,
+   exactly where its text layer shows a line-end hyphen that was real; without it, where
+   the document itself spells the word hyphenated more often.
 3. **Headings**: standalone "Abstract"/"References"/... text items become headings; section
    headers that are no headings (a symbol, a formula, a sentence, body-size regular type)
    become text; the title becomes a ``TitleItem`` on the furniture layer (see below).
@@ -35,7 +37,8 @@ and the measurements):
 
 The title is kept out of section paths on purpose: ``HierarchicalChunker`` treats a body
 ``TitleItem`` as level 0, i.e. it would prefix *every* chunk's headings. On the furniture
-layer it stays in the document (see :func:`find_title`) but out of chunks.
+layer it stays in the document (see :func:`~citeloom.headings.find_title`) but out of
+chunks.
 
 Font information: a ``DoclingDocument`` carries none (no font name, size or weight on any
 item; Docling's parsed pages, which know font names but not sizes, are dropped after
@@ -48,16 +51,14 @@ pattern stay at level 1.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import re
-import statistics
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docling_core.types.doc.document import (
@@ -72,481 +73,26 @@ from docling_core.types.doc.document import (
     TitleItem,
 )
 
-SectionKind = Literal["title", "abstract", "references", "appendix", "body"]
+from .headings import (
+    BACK_MATTER_RE,
+    BARE_LETTER_RE,
+    TOP_LEVEL_RE,
+    Numbering,
+    clean_text,
+    find_title,
+    parse_numbering,
+    section_kind,
+)
+from .normalize import (
+    compound_forms,
+    join_hyphen_break,
+    normalize_text,
+    repair_joined_compounds,
+    word_counts,
+)
+from .pdffonts import Style, line_end_hyphens, read_pdf_styles
 
 _log = logging.getLogger(__name__)
-
-# --------------------------------------------------------------------------------------
-# Text normalisation
-# --------------------------------------------------------------------------------------
-
-LIGATURES = {
-    "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
-    "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
-}
-_LIGATURE_RE = re.compile("[\ufb00-\ufb06]")
-# Invisible characters that only break words apart (not ZWJ/ZWNJ: scripts need those).
-_INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff]")
-# PDFium reports a hyphen printed at a line end as U+0002 (pypdfium2's text: U+FFFE) and
-# emits no line break after it; a soft hyphen at a break is a syllable break by definition.
-_PDFIUM_HYPHEN_RE = re.compile("[\u0002\ufffe][ \t]*(?:\r?\n)?")
-_SOFT_BREAK_RE = re.compile("\u00ad[ \t]*(?:\r?\n[ \t]*)?")
-# Control characters some fonts map their bullets or symbols to (tab/newline/CR aside).
-_CONTROL_RE = re.compile("[\x00\x01\x03-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-# A word (it may contain hyphens itself), a hyphen, then a line break or spaces, then a word.
-_HYPHEN_BREAK_RE = re.compile(
-    r"(?P<a>[^\W_](?:[\w'\u2019\-\u2010]*[^\W_])?)[\-\u2010](?P<sep>[ \t]*\r?\n\s*|[ \t]+)"
-    r"(?P<b>[^\W_](?:[\w'\u2019\-]*[^\W_])?)"
-)
-# "pre- and post-processing", "first- or second-order": a suspended hyphen, not a break.
-SUSPENDED_FOLLOWERS = frozenset(
-    ["and", "or", "nor", "to", "vs", "versus", "than", "as", "but",
-     "und", "oder", "bis", "et", "ou", "y", "o"]
-)
-# Prefixes that keep their hyphen when the line breaks right after it, unless the document
-# itself spells the closed form more often ("non-\ntrauma" -> "non-trauma").
-KEEP_HYPHEN_PREFIXES = frozenset(["non", "self", "well", "cross", "ex", "all", "half", "quasi"])
-_TOKEN_RE = re.compile(r"[^\W_][\w\-]*[^\W_]")
-
-
-# A title line cut after one of these continues on the next line.
-_TITLE_OPEN_END = frozenset(["of", "the", "and", "for", "in", "on", "with", "to", "a", "an",
-                             "from", "into", "via", "versus", "vs", "by", "at", "or"])
-# A component that ends a hyphenated phrase at a real hyphen ("state-of-the-\nart").
-_PHRASE_WORDS = frozenset(["of", "the", "to", "in", "on", "by", "for", "and", "or", "a", "an",
-                           "at", "up", "out", "off"])
-
-
-def join_hyphen_break(a: str, b: str, counts: Mapping[str, int] | None = None,
-                      closed_self: int = 0) -> str:
-    """How to rejoin ``a`` + hyphen + line break + ``b``: "a- b", "a-b" or "ab".
-
-    In order: before a conjunction the hyphen is suspended ("pre- and post-") and stays
-    with its space; if the document (``counts``, lowercased tokens) spells the word one
-    way more often, that way (``closed_self``: occurrences of the closed form that are this
-    very break, not evidence); before anything but a lowercase letter, or after a digit or
-    inner capital, the hyphen is real ("COVID-\n19", "2-\nphenylethyl", "HIV-\npositive");
-    after or before a function word inside a hyphenated phrase ("state-of-the-\nart",
-    "end-\nto-end") and after "non", "self", "well", ... it is real; anything else is a
-    syllable break."""
-    if b.lower() in SUSPENDED_FOLLOWERS:
-        return f"{a}- {b}"
-    hyph_form, closed_form = f"{a}-{b}", f"{a}{b}"
-    if counts:
-        hyph = counts.get(hyph_form.lower(), 0)
-        closed = max(0, counts.get(closed_form.lower(), 0) - closed_self)
-        if hyph != closed:
-            return hyph_form if hyph > closed else closed_form
-    parts = a.replace("\u2010", "-").split("-")
-    last = parts[-1]
-    if (not b[0].islower() or any(ch.isdigit() for ch in last)
-            or any(ch.isupper() for ch in last[1:])):
-        return hyph_form
-    if len(parts) > 1 and last.lower() in _PHRASE_WORDS:
-        return hyph_form
-    if "-" in b and b.split("-")[0].lower() in _PHRASE_WORDS:  # "end-\nto-end"
-        return hyph_form
-    if len(parts) == 1 and last.lower() in KEEP_HYPHEN_PREFIXES:
-        return hyph_form
-    return closed_form
-
-
-def _hyphen_break(match: re.Match[str], counts: Mapping[str, int] | None) -> str:
-    return join_hyphen_break(match.group("a"), match.group("b"), counts)
-
-
-def normalize_text(text: str, *, counts: Mapping[str, int] | None = None) -> str:
-    """Text as a reader would quote it.
-
-    * ligatures U+FB00-FB06 -> ff fi fl ffi ffl st st;
-    * zero-width spaces/BOM and soft hyphens (U+00AD) removed; a soft hyphen or PDFium's
-      line-end hyphen marker (U+0002/U+FFFE) joins the word halves around it; other
-      control characters (fonts map bullets to them) become spaces; U+FFFD and
-      private-use characters (unmapped glyphs) stay, as a visible sign of a lost symbol;
-    * a hyphen followed by a line break or spaces, between two word parts
-      (``recog-\nnition``, ``recog- nition``), is resolved by :func:`join_hyphen_break`:
-      kept with its space before a conjunction ("pre- and post-processing"); else the
-      spelling the document uses more often (``counts``: lowercased token counts of the
-      whole document, see :func:`word_counts`); else kept before anything but a lowercase
-      letter ("COVID-\n19"), after a digit or inner capital ("2-\nphenylethyl"), after a
-      hyphenated phrase ending in a function word ("state-of-the-\nart") and after "non",
-      "self", "well", ...; else joined ("recognition");
-    * runs of whitespace (any Unicode space, line breaks) folded to one space.
-
-    Hyphens not followed by whitespace are never touched ("state-of-the-art", "COVID-19").
-    """
-    if not text:
-        return text
-    text = _LIGATURE_RE.sub(lambda m: LIGATURES[m.group()], text)
-    text = _INVISIBLE_RE.sub("", text)
-    text = _SOFT_BREAK_RE.sub("", text)
-    text = _PDFIUM_HYPHEN_RE.sub("-\n", text)
-    text = _CONTROL_RE.sub(" ", text)
-    text = _HYPHEN_BREAK_RE.sub(lambda m: _hyphen_break(m, counts), text)
-    return " ".join(text.split())
-
-
-def word_counts(texts: Iterable[str]) -> Counter[str]:
-    """Lowercased word counts (hyphenated compounds count as one word)."""
-    counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(t.lower() for t in _TOKEN_RE.findall(text))
-    return counts
-
-
-def _compound_forms(counts: Mapping[str, int]) -> dict[str, tuple[str, int]]:
-    """Closed-up key -> (most frequent hyphenated spelling, its count)."""
-    forms: dict[str, tuple[str, int]] = {}
-    for token, n in counts.items():
-        if "-" not in token:
-            continue
-        key = token.replace("-", "")
-        if key not in forms or n > forms[key][1]:
-            forms[key] = (token, n)
-    return forms
-
-
-def _rehyphenate(token: str, form: str) -> str:
-    """``token`` with hyphens inserted where ``form`` (same letters) has them."""
-    out, i = [], 0
-    for ch in form:
-        if ch == "-":
-            out.append("-")
-            if i < len(token) and token[i] == "-":
-                i += 1
-            continue
-        out.append(token[i])
-        i += 1
-    return "".join(out)
-
-
-def repair_joined_compounds(text: str, counts: Mapping[str, int],
-                            forms: Mapping[str, tuple[str, int]] | None = None) -> str:
-    """Put back hyphens Docling dropped at line ends ("populationbased" -> "population-based")
-    when the document spells that compound (3+ letters) with the hyphen more often than
-    without. Numbers are left alone: "1-4" elsewhere says nothing about "14"."""
-    forms = _compound_forms(counts) if forms is None else forms
-
-    def fix(m: re.Match[str]) -> str:
-        token = m.group()
-        low = token.lower()
-        key = low.replace("-", "")
-        hit = forms.get(key)
-        if (not hit or hit[0].count("-") <= low.count("-") or hit[1] <= counts.get(low, 0)
-                or sum(ch.isalpha() for ch in key) < 3):
-            return token
-        return _rehyphenate(token, hit[0])
-
-    return _TOKEN_RE.sub(fix, text)
-
-
-# --------------------------------------------------------------------------------------
-# Headings: numbering and kinds
-# --------------------------------------------------------------------------------------
-
-_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
-_ROMAN = r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})"
-
-_CHAPTER_RE = re.compile(
-    rf"^(?:chapter|chap\.|part|kapitel|teil)\s+(\d{{1,3}}|{_ROMAN})\b[.:]?\s*(.*)$", re.I)
-_APPENDIX_RE = re.compile(
-    r"^(?:appendix|appendices|annex|anhang|anlage)\b\s*([A-Z]|\d{1,2})?((?:\.\d{1,3})*)"
-    r"\s*[.:\-\u2013\u2014)]?\s*(.*)$", re.I)
-_ARABIC_RE = re.compile(r"^(\d{1,2}(?:\.\d{1,3}){0,5})(?:\.(?!\d))?\)?\s+(.+)$")
-_LETTER_DOTTED_RE = re.compile(r"^([A-Z])((?:\.\d{1,3}){1,5})\.?\s+(.+)$")
-_ROMAN_RE = re.compile(rf"^({_ROMAN})[.)]\s+(.+)$")
-_LETTER_RE = re.compile(r"^([A-Z])[.)]\s+(.+)$")
-# "A Proofs", "B Additional results": LaTeX appendix headings, only trusted after references.
-_BARE_LETTER_RE = re.compile(r"^([A-H])\s+([A-Z].*)$")
-
-ABSTRACT_RE = re.compile(
-    r"^(abstract|executive summary|zusammenfassung|kurzfassung|r[ée]sum[ée]|resumen|"
-    r"sommario|samenvatting)$", re.I)
-REFERENCES_RE = re.compile(
-    r"^(references?|bibliography|literature( cited)?|works cited|cited literature|"
-    r"references and notes|reference list|literaturverzeichnis|literatur|quellen|"
-    r"r[ée]f[ée]rences( bibliographiques)?|bibliographie|referencias|bibliograf[ií]a)$", re.I)
-APPENDIX_RE = re.compile(
-    r"^(appendix|appendices|annex|anhang|supplementary( online)? (material|materials|"
-    r"information|data)|supporting information|online supplement)\b", re.I)
-# Unnumbered back matter: never a subsection of the last body section.
-BACK_MATTER_RE = re.compile(
-    r"^(acknowledge?ments?|funding|competing interests?|conflicts? of interests?|"
-    r"declarations?( of [\w ]+)?|author('s|s'|s)? contributions?|author details|"
-    r"author information|authors' information|data availability|availability of data"
-    r"( and materials?)?|ethics( approval| statement)?.*|consent for publication|"
-    r"abbreviations|notes|endnotes|footnotes|about the authors?|disclosures?|"
-    r"additional information.*|open access|publisher's note|glossary|index)\b", re.I)
-# Headings that open a document's first level in papers and reports.
-TOP_LEVEL_RE = re.compile(
-    r"^(introduction|background|related work|literature review|methods?|methodology|"
-    r"materials and methods|results|results and discussion|discussion|conclusions?|"
-    r"summary|limitations|contents|table of contents|preface|foreword|keywords|"
-    r"key words|overview)\b", re.I)
-# Words journals print above a title ("RESEARCH ARTICLE Open Access").
-_KICKER_RE = re.compile(
-    r"^(?:(?:research|original|review|short|brief|open access|white|technical)\s+"
-    r"(?:article|paper|research|communication|report|note)|editorial|open access)"
-    r"[\s:|\u2013\u2014-]+(?=\S)", re.I)
-
-
-def _clean(text: str) -> str:
-    return " ".join(text.replace("\u00a0", " ").split()).strip()
-
-
-def _roman_value(s: str) -> int:
-    total = 0
-    for i, ch in enumerate(s):
-        v = _ROMAN_VALUES[ch]
-        total += -v if i + 1 < len(s) and _ROMAN_VALUES[s[i + 1]] > v else v
-    return total
-
-
-@dataclass(frozen=True)
-class Numbering:
-    """A heading's number: ``scheme`` in arabic/chapter/roman/letter/appendix, ``parts``
-    the number's components ("3.2.1" -> (3, 2, 1)), ``rest`` the heading without it."""
-
-    scheme: str
-    parts: tuple[int | str, ...]
-    rest: str
-
-    @property
-    def depth(self) -> int:
-        return len(self.parts)
-
-
-def parse_numbering(heading: str) -> Numbering | None:
-    """The heading's section number, if it starts with one.
-
-    "3 Method", "3.2 Training", "3.2.1. Data", "Chapter 2. Roles", "IV. RESULTS",
-    "Appendix A: Proofs", "A.1 Setup" and "A. Background" (a letter: an appendix or, under
-    roman sections, a subsection, decided by :func:`numbering_level`'s caller) are
-    recognised; "2019 results" and "A Study of X" are not.
-    """
-    text = _clean(heading)
-    if m := _APPENDIX_RE.match(text):
-        label, sub, rest = m.groups()
-        parts: tuple[int | str, ...] = (label.upper() if label else "",)
-        parts += tuple(int(p) for p in sub.split(".") if p)
-        return Numbering("appendix", parts, rest)
-    if m := _CHAPTER_RE.match(text):
-        num = m.group(1)
-        value = int(num) if num.isdigit() else _roman_value(num.upper())
-        return Numbering("chapter", (value,), m.group(2))
-    if (m := _ARABIC_RE.match(text)) and (m.group(2)[0].isalpha() or m.group(2)[0] in "\"'(«“"):
-        return Numbering("arabic", tuple(int(p) for p in m.group(1).split(".")), m.group(2))
-    if m := _LETTER_DOTTED_RE.match(text):
-        parts = (m.group(1),) + tuple(int(p) for p in m.group(2).split(".") if p)
-        return Numbering("appendix", parts, m.group(3))
-    if m := _ROMAN_RE.match(text):
-        return Numbering("roman", (_roman_value(m.group(1)),), m.group(2))
-    if m := _LETTER_RE.match(text):
-        return Numbering("letter", (m.group(1),), m.group(2))
-    return None
-
-
-def numbering_level(heading: str, *, roman_sections: bool = False) -> int | None:
-    """Level implied by the heading's number: "1" -> 1, "1.2" -> 2, "1.2.3" -> 3,
-    "IV." -> 1, "Chapter 2" -> 1, "Appendix A" -> 1, "A.1" -> 2; "A." -> 2 under roman
-    sections (IEEE style), else 1 (an appendix). None when the heading is unnumbered."""
-    num = parse_numbering(heading)
-    if num is None:
-        return None
-    if num.scheme == "letter":
-        return 2 if roman_sections else 1
-    return num.depth
-
-
-def section_kind(heading: str, title: str | None = None) -> SectionKind:
-    """What a heading opens: ``title`` (equal to ``title``, when given), ``abstract``,
-    ``references`` (bibliography), ``appendix`` (also supplementary material) or ``body``.
-    Section numbers are ignored ("7 References" is references)."""
-    text = _clean(heading)
-    if title and text.casefold() == _clean(title).casefold():
-        return "title"
-    num = parse_numbering(text)
-    if num is not None and num.scheme == "appendix":
-        return "appendix"
-    rest = _clean(num.rest if num else text).rstrip(" .:")
-    if ABSTRACT_RE.match(rest):
-        return "abstract"
-    if REFERENCES_RE.match(rest):
-        return "references"
-    if APPENDIX_RE.match(rest):
-        return "appendix"
-    return "body"
-
-
-def chain_kind(headings: Iterable[str], title: str | None = None) -> SectionKind:
-    """Kind of a chunk from its whole heading chain: the first non-body kind from the top
-    (a subsection of "Appendix A" is appendix, one of "References" is references)."""
-    for heading in headings:
-        kind = section_kind(heading, title)
-        if kind != "body":
-            return kind
-    return "body"
-
-
-def find_title(doc: DoclingDocument) -> str | None:
-    """The document's title item, on any layer (``restructure`` puts it on furniture)."""
-    for item in doc.texts:
-        if item.label == DocItemLabel.TITLE and item.text.strip():
-            return _clean(item.text)
-    return None
-
-
-# --------------------------------------------------------------------------------------
-# Fonts from the PDF (optional)
-# --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Style:
-    """Typographic style of a heading as printed."""
-
-    size: float
-    bold: bool
-    italic: bool
-    caps: bool = False
-    font: str = ""
-
-    def prominence(self, size_class: float) -> tuple[float, int, int, int]:
-        return (size_class, int(self.bold), int(self.caps), int(not self.italic))
-
-
-_BOLD_NAME_RE = re.compile(r"bold|black|heavy|demi|semibold|extrab|ultrab|[.,\-+]b$|bd$", re.I)
-_ITALIC_NAME_RE = re.compile(r"italic|oblique|[.,\-+]i$|it$", re.I)
-_FORCE_BOLD, _ITALIC_FLAG = 1 << 18, 1 << 6
-
-
-def _is_caps(text: str) -> bool:
-    cased = [ch for ch in text if ch.isupper() or ch.islower()]
-    return len(cased) >= 3 and all(ch.isupper() for ch in cased)
-
-
-def read_pdf_styles(pdf_path: Path, boxes: Mapping[str, tuple[int, tuple[float, ...], str]],
-                    password: str | None = None) -> tuple[dict[str, Style], Style | None]:
-    """Styles of the text inside each box, and the document's body text style.
-
-    ``boxes`` maps a key to (page number, (l, b, r, t) bottom-left page coordinates, text).
-    Pages that are rotated, or boxes where fewer than half the expected characters are
-    found, give no style. The body style is the most common size and font (by characters)
-    on the pages read.
-    """
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
-
-    styles: dict[str, Style] = {}
-    size_counts: Counter[float] = Counter()
-    font_counts: Counter[str] = Counter()
-    by_page: dict[int, list[tuple[str, tuple[float, ...], str]]] = defaultdict(list)
-    for key, (page_no, box, text) in boxes.items():
-        by_page[page_no].append((key, box, text))
-    pdf = pdfium.PdfDocument(str(pdf_path), password=password)
-    try:
-        name_buf = ctypes.create_string_buffer(256)
-        flags = ctypes.c_int()
-        matrix = pdfium_c.FS_MATRIX()
-        for page_no, wanted in sorted(by_page.items()):
-            if not 1 <= page_no <= len(pdf):
-                continue
-            page = pdf[page_no - 1]
-            try:
-                if page.get_rotation():
-                    continue
-                crop_l, crop_b = page.get_cropbox()[:2]
-                textpage = page.get_textpage()
-                raw = textpage.raw
-                chars: list[tuple[float, float, int]] = []
-                for i in range(textpage.count_chars()):
-                    code = pdfium_c.FPDFText_GetUnicode(raw, i)
-                    if code in (0x20, 0x0A, 0x0D, 0x02, 0xFFFE):
-                        continue
-                    left, bottom, right, top = textpage.get_charbox(i)
-                    cx, cy = (left + right) / 2 - crop_l, (bottom + top) / 2 - crop_b
-                    chars.append((cx, cy, i))
-                    if i % 4 == 0:  # every 4th character is plenty for the body style
-                        size_counts[round(_char_size(pdfium_c, raw, i, matrix) * 2) / 2] += 1
-                        pdfium_c.FPDFText_GetFontInfo(raw, i, name_buf, 256, ctypes.byref(flags))
-                        font_counts[_font_name(name_buf)] += 1
-                for key, (left, bottom, right, top), text in wanted:
-                    inside = [i for cx, cy, i in chars
-                              if left - 1 <= cx <= right + 1 and bottom - 1 <= cy <= top + 1]
-                    expected = sum(1 for ch in text if not ch.isspace())
-                    if not inside or len(inside) < 0.5 * expected:
-                        continue
-                    sizes, bold, italic, fonts = [], 0, 0, Counter()
-                    for i in inside:
-                        sizes.append(_char_size(pdfium_c, raw, i, matrix))
-                        weight = pdfium_c.FPDFText_GetFontWeight(raw, i)
-                        pdfium_c.FPDFText_GetFontInfo(raw, i, name_buf, 256, ctypes.byref(flags))
-                        name = _font_name(name_buf)
-                        fonts[name] += 1
-                        bold += int(weight >= 600 or bool(flags.value & _FORCE_BOLD)
-                                    or bool(_BOLD_NAME_RE.search(name)))
-                        italic += int(bool(flags.value & _ITALIC_FLAG)
-                                      or bool(_ITALIC_NAME_RE.search(name)))
-                    styles[key] = Style(size=round(statistics.median(sizes), 2),
-                                        bold=bold > len(inside) / 2,
-                                        italic=italic > len(inside) / 2,
-                                        font=fonts.most_common(1)[0][0])
-                textpage.close()
-            finally:
-                page.close()
-    finally:
-        pdf.close()
-    body = None
-    if size_counts and font_counts:
-        body = Style(size=size_counts.most_common(1)[0][0], bold=False, italic=False,
-                     font=font_counts.most_common(1)[0][0])
-    return styles, body
-
-
-def _font_name(buf: Any) -> str:
-    """Font name without a subset prefix ("ABCDEE+Arial" -> "Arial")."""
-    return re.sub(r"^[A-Z]{6}\+", "", buf.value.decode("latin-1", "replace"))
-
-
-def _char_size(pdfium_c: Any, raw: Any, i: int, matrix: Any) -> float:
-    size = pdfium_c.FPDFText_GetFontSize(raw, i)
-    if pdfium_c.FPDFText_GetMatrix(raw, i, matrix):
-        size *= abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
-    return float(size)
-
-
-_RAW_BREAK_RE = re.compile(
-    r"(?<![\w\-])([\w\-]*\w)(?:[\u0002\ufffe][ \t]*(?:\r?\n)?|-\r?\n)(\w(?:[\w\-]*\w)?)")
-
-
-def line_end_hyphens(pdf_path: Path, password: str | None = None
-                     ) -> dict[int, list[tuple[str, str, str]]]:
-    """Per page, (text before, word part before, word part after) around every hyphen the
-    PDF prints at a line end, from PDFium's text layer (which marks syllable-break hyphens
-    U+0002 and keeps others as "-" before the line break)."""
-    import pypdfium2 as pdfium
-
-    pairs: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
-    pdf = pdfium.PdfDocument(str(pdf_path), password=password)
-    try:
-        for page_no, page in enumerate(pdf, start=1):
-            try:
-                textpage = page.get_textpage()
-                text = textpage.get_text_range()
-                textpage.close()
-            finally:
-                page.close()
-            for m in _RAW_BREAK_RE.finditer(text):
-                context = " ".join(text[max(0, m.start() - 16):m.start()].split()[1:])
-                pairs[page_no].append((context, m.group(1), m.group(2)))
-    finally:
-        pdf.close()
-    return pairs
-
-
-# --------------------------------------------------------------------------------------
-# The pass
-# --------------------------------------------------------------------------------------
 
 _TEXTUAL = {DocItemLabel.TEXT, DocItemLabel.PARAGRAPH, DocItemLabel.SECTION_HEADER,
             DocItemLabel.PAGE_HEADER, DocItemLabel.PAGE_FOOTER, DocItemLabel.TITLE}
@@ -556,6 +102,15 @@ _LEADER_RE = re.compile(r"(?:\.\s?){4,}\.?")
 _LEADER_ENTRY_RE = re.compile(r"(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})\b", re.I)
 MARGIN = 0.15  # fraction of the page height (or width, for sideways text) counted as margin
 MAX_RUNNING_WORDS = 60
+
+# A title line cut after one of these continues on the next line.
+_TITLE_OPEN_END = frozenset(["of", "the", "and", "for", "in", "on", "with", "to", "a", "an",
+                             "from", "into", "via", "versus", "vs", "by", "at", "or"])
+# Words journals print above a title ("RESEARCH ARTICLE Open Access").
+_KICKER_RE = re.compile(
+    r"^(?:(?:research|original|review|short|brief|open access|white|technical)\s+"
+    r"(?:article|paper|research|communication|report|note)|editorial|open access)"
+    r"[\s:|\u2013\u2014-]+(?=\S)", re.I)
 
 
 def _running_key(text: str) -> str:
@@ -798,7 +353,7 @@ class Restructurer:
         # Re-base the remaining spans on the new text.
         offset, new_provs = 0, []
         for p in rest:
-            frag = _clean(item.text[p.charspan[0]:p.charspan[1]])
+            frag = clean_text(item.text[p.charspan[0]:p.charspan[1]])
             pos = new_text.find(frag, offset) if frag else -1
             if pos >= 0:
                 p = p.model_copy(update={"charspan": (pos, pos + len(frag))})
@@ -906,7 +461,7 @@ class Restructurer:
             self._restore_line_hyphens(editable, word_counts(t.text for t in editable))
             return
         counts = word_counts(t.text for t in editable)
-        forms = _compound_forms(counts)
+        forms = compound_forms(counts)
         for item in editable:
             new = repair_joined_compounds(item.text, counts, forms)
             if new != item.text:
@@ -951,7 +506,7 @@ class Restructurer:
         """A standalone "Abstract", "References", "Acknowledgements" or "Appendix" text item
         is a heading the layout model missed."""
         for item in self._body_texts({DocItemLabel.TEXT, DocItemLabel.PARAGRAPH}):
-            text = _clean(item.text).rstrip(" .:")
+            text = clean_text(item.text).rstrip(" .:")
             if not text or len(text) > 40 or not text[0].isupper() or self._inside_float(item):
                 continue
             kind = section_kind(text)
@@ -1006,7 +561,7 @@ class Restructurer:
             title = self._find_title_candidate(headers, styles)
         if title is None:
             return
-        text = _clean(title.text)
+        text = clean_text(title.text)
         stripped = _KICKER_RE.sub("", text)
         if stripped != text and _plausible_title(stripped):
             text = stripped
@@ -1027,7 +582,7 @@ class Restructurer:
                 and nxt.prov[0].page_no == title.prov[0].page_no
                 and (text.split()[-1].lower() in _TITLE_OPEN_END or text.endswith((":", "-")))
                 and nxt.text[:1].islower() and len(nxt.text.split()) <= 6):
-            text = f"{text} {_clean(nxt.text)}"
+            text = f"{text} {clean_text(nxt.text)}"
             nxt.content_layer = ContentLayer.FURNITURE
         new = self._replace(title, TitleItem, text=text)
         new.content_layer = ContentLayer.FURNITURE
@@ -1040,7 +595,7 @@ class Restructurer:
         and (with fonts) printed clearly larger than any section heading."""
         start = None
         for idx, h in enumerate(headers):
-            text = _clean(h.text)
+            text = clean_text(h.text)
             if (parse_numbering(text) is not None or section_kind(text) != "body"
                     or TOP_LEVEL_RE.match(text)):
                 start = idx
@@ -1048,7 +603,7 @@ class Restructurer:
         if start is None or start == 0:
             return None
         pool = [h for h in headers[:start] if (not h.prov or h.prov[0].page_no <= 2)
-                and _plausible_title(_KICKER_RE.sub("", _clean(h.text)))]
+                and _plausible_title(_KICKER_RE.sub("", clean_text(h.text)))]
         if not pool:
             return None
         if styles:
@@ -1056,7 +611,7 @@ class Restructurer:
             if styled:
                 best = max(styled, key=lambda h: styles[h.self_ref].size)
                 others = [styles[h.self_ref].size for h in headers[start:]
-                          if h.self_ref in styles and _clean(h.text) != _clean(best.text)]
+                          if h.self_ref in styles and clean_text(h.text) != clean_text(best.text)]
                 if others and styles[best.self_ref].size < 1.15 * max(others):
                     return None
                 return best
@@ -1068,7 +623,7 @@ class Restructurer:
         (final period, or > 8 words) in the body's own font, size and regular upright type
         ("None." under "Conflict of interest"). Known section names are never demoted."""
         for h in self._headers():
-            text = _clean(h.text)
+            text = clean_text(h.text)
             if (parse_numbering(text) is not None or section_kind(text) != "body"
                     or BACK_MATTER_RE.match(text) or TOP_LEVEL_RE.match(text)):
                 continue
@@ -1093,13 +648,13 @@ class Restructurer:
             self.report.level_source = "source"
             return
         title = self._title_text
-        texts = [_clean(h.text) for h in headers]
+        texts = [clean_text(h.text) for h in headers]
         nums = [parse_numbering(t) for t in texts]
         roman = sum(1 for n in nums if n and n.scheme == "roman") >= 2
         seen_refs = False
         for i, (text, num) in enumerate(zip(texts, nums, strict=True)):
-            if num is None and seen_refs and _BARE_LETTER_RE.match(text):
-                m = _BARE_LETTER_RE.match(text)
+            if num is None and seen_refs and BARE_LETTER_RE.match(text):
+                m = BARE_LETTER_RE.match(text)
                 assert m is not None
                 nums[i] = Numbering("appendix", (m.group(1),), m.group(2))
             elif num is not None and num.scheme == "letter" and not roman:
@@ -1224,6 +779,11 @@ class Restructurer:
 def _heading_rest(text: str) -> str:
     num = parse_numbering(text)
     return num.rest if num else text
+
+
+def _is_caps(text: str) -> bool:
+    cased = [ch for ch in text if ch.isupper() or ch.islower()]
+    return len(cased) >= 3 and all(ch.isupper() for ch in cased)
 
 
 def _size_classes(sizes: list[float]) -> dict[float, float]:
