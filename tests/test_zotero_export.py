@@ -160,7 +160,7 @@ def test_item_payload_fields() -> None:
         "citekey": "doe2019", "title": "A Paper", "authors": ["Doe, Jane", "The Consortium"],
         "year": 2019, "doi": "10.1234/abc.5", "url": "https://example.org/p",
         "tags": ["a", "b"], "collections": ["Thesis"], "zotero_key": "ABCD1234",
-        "language": "de-DE"}
+        "zotero_library": "library", "language": "de-DE"}
 
 
 @pytest.mark.parametrize(("raw", "expected"), [

@@ -71,6 +71,8 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     assert top.authors == item.authors and top.authors
     assert top.year == item.year and isinstance(top.year, int)
     assert top.title == item.title  # Zotero's title wins over the PDF's own
+    # Opens the PDF in Zotero at the passage's page.
+    assert top.zotero_link == f"zotero://open-pdf/library/items/ATTTHROM?page={top.page_start}"
     # Filters on Zotero metadata work on the indexed payload.
     only = app.query("z", "table", top_k=5, flt=_flt(citekeys=[truth[library["keys"][1]].citekey]))
     assert only.hits and {h.citekey for h in only.hits} == {truth[library["keys"][1]].citekey}
@@ -123,6 +125,7 @@ def test_standalone_pdf_in_a_collection_is_ingested(make_settings, library: dict
     hits = app.query("z", "abstract", top_k=3).hits
     assert hits and {h.zotero_key for h in hits} == {"LOOSEPDF"}
     assert hits[0].citekey is None
+    assert hits[0].zotero_link.startswith("zotero://open-pdf/library/items/LOOSEPDF?page=")
     assert hits[0].title and "Smith 2020" not in hits[0].title
     assert app.query("z", "abstract", top_k=3, flt=_flt(collections=["Inbox"])).hits
     app.close()

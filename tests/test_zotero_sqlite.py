@@ -354,3 +354,21 @@ def test_old_era_better_bibtex_database(tmp_path: Path) -> None:
     assert [(it.citekey, it.citekey_source) for it in items[:2]] == [
         ("lokiFirst", "bbt-db"), ("lokiById", "bbt-db")]
     assert items[2].citekey is None
+
+
+def test_group_items_know_their_public_group_id(edited_library: Path) -> None:
+    """The test profile has a group library (libraryID 2, groupID 4355231) with no items:
+    move one item there and it must carry the public id, which zotero:// links need."""
+    ((group_id,),) = sql(edited_library, "SELECT groupID FROM groups WHERE libraryID = 2")
+    ((moved,),) = sql(edited_library, "SELECT i.key FROM items i JOIN itemTypes t "
+                                      "USING(itemTypeID) WHERE t.typeName = 'bookSection' "
+                                      "AND i.libraryID = 1 ORDER BY i.itemID LIMIT 1")
+    conn = sqlite3.connect(edited_library / "zotero.sqlite")
+    conn.execute("UPDATE items SET libraryID = 2 WHERE key = ?", (moved,))
+    conn.commit()
+    conn.close()
+    items = {it.key: it for it in SqliteReader(edited_library).items()}
+    assert items[moved].library_type == "group" and items[moved].group_id == group_id
+    assert items[moved].library_path == f"groups/{group_id}"
+    mine = next(it for k, it in items.items() if k != moved)
+    assert mine.library_path == "library" and mine.group_id is None

@@ -210,6 +210,7 @@ def test_standalone_pdf_is_an_item_of_its_own(server: FakeZotero, tmp_path: Path
     assert loose.item_type == "attachment" and loose.citekey is None
     assert loose.title == ""  # the file name is no title; the PDF's own is used
     assert loose.collections == ["LoC"] and loose.tags == ["unread"]
+    assert loose.library_path == "library"
     (att,) = loose.attachments
     assert att.key == "TM8QRS36" and att.parent_key is None and att.is_pdf
     assert att.path == tmp_path / "storage" / "TM8QRS36" / "Smith 2020.pdf"

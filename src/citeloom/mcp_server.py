@@ -218,7 +218,7 @@ def _hit_dict(p: Any) -> dict[str, Any]:
             "year": p.year, "page_start": p.page_start, "page_end": p.page_end,
             "section_path": p.section_path, "text": p.text, "score": p.score,
             "doc_id": p.doc_id, "chunk_id": p.chunk_id, "item_labels": p.item_labels,
-            "zotero_key": p.zotero_key}
+            "zotero_key": p.zotero_key, "zotero_link": p.zotero_link}
 
 
 async def _search(project: str, text: str, top_k: int, filters: Filters | None,

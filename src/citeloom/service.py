@@ -135,6 +135,7 @@ class Passage:
     source_path: str
     item_labels: list[str]
     zotero_key: str | None = None  # the Zotero item (or standalone PDF) it came from
+    zotero_link: str | None = None  # zotero://open-pdf/... at the page, or zotero://select/...
 
     @property
     def pages(self) -> str:
@@ -953,6 +954,19 @@ def best_per_doc(hits: list[Hit]) -> list[Hit]:
     return out
 
 
+def zotero_link(payload: dict[str, Any]) -> str | None:
+    """A link that opens the passage in Zotero: the PDF at its first page when the chunk
+    came from a Zotero attachment, else the item selected; None outside Zotero."""
+    library = payload.get("zotero_library") or "library"
+    if payload.get("zotero_attachment"):
+        page = payload.get("page_start")
+        return (f"zotero://open-pdf/{library}/items/{payload['zotero_attachment']}"
+                + (f"?page={page}" if page else ""))
+    if payload.get("zotero_key"):
+        return f"zotero://select/{library}/items/{payload['zotero_key']}"
+    return None
+
+
 def passage(rank: int, hit: Hit, max_chars: int) -> Passage:
     p = hit.payload
     text = p.get("chunk_text", "")
@@ -974,4 +988,5 @@ def passage(rank: int, hit: Hit, max_chars: int) -> Passage:
         source_path=p.get("source_path", ""),
         item_labels=p.get("item_labels") or [],
         zotero_key=p.get("zotero_key"),
+        zotero_link=zotero_link(p),
     )

@@ -120,6 +120,7 @@ class ZoteroItem:
     attachments: list[Attachment] = field(default_factory=list)
     library_id: int | str | None = None
     library_type: str = "user"  # "user" | "group" | "feed"
+    group_id: int | None = None  # a group library's public id (zotero.org/groups/<id>)
     item_id: int | None = None  # zotero.sqlite itemID (old Better BibTeX keys by it)
     fields: dict[str, str] = field(default_factory=dict)  # every stored field, by Zotero name
 
@@ -130,6 +131,14 @@ class ZoteroItem:
         if not primary:
             primary = [c for c in self.creators if c.creator_type == "editor"] or self.creators
         return [c.display for c in primary if c.display]
+
+    @property
+    def library_path(self) -> str | None:
+        """The library part of a ``zotero://`` link: ``library`` (My Library) or
+        ``groups/<id>``; None when a group's public id is unknown."""
+        if self.library_type == "group":
+            return f"groups/{self.group_id}" if self.group_id is not None else None
+        return "library"
 
     @property
     def bbt_ref(self) -> str:
@@ -212,6 +221,7 @@ def make_item(
     version: int | None = None,
     library_id: int | str | None = None,
     library_type: str = "user",
+    group_id: int | None = None,
     item_id: int | None = None,
     year: int | None = None,
 ) -> ZoteroItem:
@@ -251,6 +261,7 @@ def make_item(
         attachments=list(attachments),
         library_id=library_id,
         library_type=library_type,
+        group_id=group_id,
         item_id=item_id,
         fields=flat,
     )
@@ -406,8 +417,10 @@ def item_payload(item: ZoteroItem) -> dict[str, Any]:
         "tags": list(item.tags),
         "collections": list(item.collections),
         "zotero_key": item.key,
+        "zotero_library": item.library_path,
         "language": item.language,
     }
+
 
 
 DEFAULT_OCR_LANGUAGES = ["eng", "deu"]

@@ -166,6 +166,8 @@ class SqliteReader(ZoteroReader):
         deleted = "SELECT itemID FROM deletedItems"
 
         libraries = dict(conn.execute("SELECT libraryID, type FROM libraries"))
+        group_ids = (dict(conn.execute("SELECT libraryID, groupID FROM groups"))
+                     if _table(conn, "groups") else {})
         skip_libs = set() if self.include_feeds else {k for k, v in libraries.items()
                                                       if v == "feed"}
         rows = conn.execute(
@@ -249,7 +251,8 @@ class SqliteReader(ZoteroReader):
             common = dict(tags=tags.get(item_id, ()), collection_keys=in_cols.get(item_id, ()),
                           collections=[col_name[k] for k in in_cols.get(item_id, ())],
                           version=version, library_id=lib_id,
-                          library_type=libraries.get(lib_id, "user"), item_id=item_id)
+                          library_type=libraries.get(lib_id, "user"),
+                          group_id=group_ids.get(lib_id), item_id=item_id)
             if item_id in standalone:
                 items.append(standalone_item(standalone[item_id], fields.get(item_id, {}),
                                              **common))

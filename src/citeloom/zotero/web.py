@@ -46,6 +46,14 @@ LOCAL_API_HINT = ("enable it in Zotero 7: Settings → Advanced → \"Allow othe
 
 
 
+def _library(record: dict[str, Any]) -> dict[str, Any]:
+    """The record's library; a group library's API id is its public group id."""
+    library = record.get("library") or {}
+    kind = library.get("type", "user")
+    return {"library_id": library.get("id"), "library_type": kind,
+            "group_id": library.get("id") if kind == "group" else None}
+
+
 def _tags(data: dict[str, Any]) -> list[str]:
     return [t["tag"] if isinstance(t, dict) else str(t) for t in data.get("tags") or []]
 
@@ -134,9 +142,7 @@ class _PyzoteroReader(ZoteroReader):
                     items.append(standalone_item(
                         att, data, collection_keys=cols,
                         collections=[names[k] for k in cols if k in names],
-                        tags=_tags(data), version=data.get("version"),
-                        library_id=(r.get("library") or {}).get("id"),
-                        library_type=(r.get("library") or {}).get("type", "user")))
+                        tags=_tags(data), version=data.get("version"), **_library(r)))
                 continue
             if data.get("itemType") in NON_REGULAR_TYPES:
                 continue
@@ -147,7 +153,6 @@ class _PyzoteroReader(ZoteroReader):
     def _item(self, record: dict[str, Any], col_names: dict[str, str]) -> ZoteroItem:
         data = record.get("data", record)
         meta = record.get("meta") or {}
-        library = record.get("library") or {}
         parsed = str(meta.get("parsedDate") or "")
         year = int(parsed[:4]) if parsed[:4].isdigit() and parsed[:4] != "0000" else None
         col_keys = list(data.get("collections") or [])
@@ -164,9 +169,8 @@ class _PyzoteroReader(ZoteroReader):
             creators=[creator_from_api(c) for c in data.get("creators") or []],
             tags=_tags(data), collection_keys=col_keys,
             collections=[col_names[k] for k in col_keys if k in col_names],
-            attachments=attachments, version=data.get("version"),
-            library_id=library.get("id"), library_type=library.get("type", "user"),
-            year=year)
+            attachments=attachments, version=data.get("version"), year=year,
+            **_library(record))
 
     def _attachment(self, record: dict[str, Any], parent_key: str | None) -> Attachment:
         data = record.get("data", record)
