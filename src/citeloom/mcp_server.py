@@ -125,10 +125,15 @@ async def _lifespan(server: Any) -> AsyncIterator[dict[str, Any]]:
     started (`citeloom serve` or `fastmcp run fastmcp.json`)."""
     if not _background_started.is_set():
         _background_started.set()
+        try:
+            settings: Settings | None = state.settings
+        except CiteLoomError:  # a bad citeloom.toml: every tool call reports it
+            settings = None
         if not logging.getLogger("citeloom").handlers:
-            setup_logging(state.settings.log_file)
-        threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
-        threading.Thread(target=_release_idle, name="release-idle", daemon=True).start()
+            setup_logging(settings.log_file if settings else None)
+        if settings is not None:
+            threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
+            threading.Thread(target=_release_idle, name="release-idle", daemon=True).start()
     yield {}
 
 
