@@ -297,7 +297,8 @@ def _print_hits(header: str, hits: list[Any]) -> None:
         if h.section_path:
             console.print(f"   [green]§ {h.section_path}[/]")
         console.print("   " + h.text.replace("\n", " "), highlight=False)
-        console.print(f"   [dim]chunk {h.chunk_id}[/]")
+        console.print(f"   [dim]chunk {h.chunk_id}[/]"
+                      + (f"[dim] · {h.zotero_link}[/]" if h.zotero_link else ""))
 
 
 def _cmd_eval(args: argparse.Namespace, settings: Any) -> int:
