@@ -7,8 +7,10 @@ Exit codes scripts can trust: 0 done, 1 error (message says what to do), 2 usage
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -156,9 +158,9 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
         raise CiteLoomError("nothing to ingest",
                             "give PATHs, or set sources for the project in citeloom.toml")
     console = Console(stderr=True)
-    app = _app(settings)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, disable=args.json) as bar:
+    with _service(settings) as app, Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), console=console, disable=args.json) as bar:
         task = bar.add_task("ingesting", total=None)
 
         def progress(event: str, result: Any) -> None:
@@ -181,7 +183,6 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                 progress=progress)
         else:
             report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune)
-    app.close()
     summary = report.to_dict()
     audit = _write_audit(settings, report)
     if args.json:
@@ -209,12 +210,17 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
 
-def _app(settings: Any) -> Any:
-    """The service, waiting (with a message) for an index the MCP server has open: it lets
-    go after ``release_idle_s`` without queries."""
+@contextlib.contextmanager
+def _service(settings: Any) -> Iterator[Any]:
+    """The service, closed after the command. It waits (with a message) for an index the
+    MCP server has open: the server lets go after ``release_idle_s`` without queries."""
     from .service import CiteLoom
 
-    return CiteLoom(settings, index_wait_s=settings.release_idle_s + 10)
+    app = CiteLoom(settings, index_wait_s=settings.release_idle_s + 10)
+    try:
+        yield app
+    finally:
+        app.close()
 
 
 def _filter(args: argparse.Namespace) -> Any:
@@ -259,9 +265,7 @@ def _summary_table(console: Any, report: Any) -> None:
 
 
 def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
-
-    app = _app(settings)
-    try:
+    with _service(settings) as app:
         if args.similar_to:
             hits = app.similar(args.project, args.similar_to, top_k=args.top_k,
                                flt=_filter(args))
@@ -276,8 +280,6 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
             header = (f"{result.project} · {how} · {len(hits)} hits · "
                       f"{result.timings_ms['total']:.0f} ms")
             data = result.to_dict()
-    finally:
-        app.close()
     if args.json:
         _print_json(data)
         return EXIT_OK
@@ -308,22 +310,14 @@ def _cmd_eval(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_cite(args: argparse.Namespace, settings: Any) -> int:
-
-    app = _app(settings)
-    try:
+    with _service(settings) as app:
         print(app.cite(args.citekeys, args.format, args.project))
-    finally:
-        app.close()
     return EXIT_OK
 
 
 def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
-
-    app = _app(settings)
-    try:
+    with _service(settings) as app:
         report = app.reindex(args.project)
-    finally:
-        app.close()
     summary = report.to_dict()
     audit = _write_audit(settings, report)
     if args.json:
@@ -339,24 +333,16 @@ def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_optimize(args: argparse.Namespace, settings: Any) -> int:
-
-    app = _app(settings)
-    try:
+    with _service(settings) as app:
         seconds = app.optimize(args.project)
         name = settings.project(args.project, create=True).name
         print(f"{name}: optimized in {seconds:.1f}s ({app.index(name).count()} chunks)")
-    finally:
-        app.close()
     return EXIT_OK
 
 
 def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
-
-    app = _app(settings)
-    try:
+    with _service(settings) as app:
         info = app.inspect(args.project, sample=args.sample)
-    finally:
-        app.close()
     if args.json:
         _print_json(info)
         return EXIT_OK
@@ -382,10 +368,8 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_projects(args: argparse.Namespace, settings: Any) -> int:
-
-    app = _app(settings)
-    rows = app.list_projects()
-    app.close()
+    with _service(settings) as app:
+        rows = app.list_projects()
     if args.json:
         _print_json(rows)
     else:
