@@ -357,8 +357,8 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
               f"`citeloom reindex --project {info['project']}`")
     print("indexes      " + ", ".join(f"{k}:{v}" for k, v in
                                       sorted(info["payload_indexes"].items())))
-    for label in ("stale_documents", "missing_documents"):
-        print(f"{label.replace('_', ' '):13}{len(info[label])}")
+    for label, name in (("stale_documents", "stale"), ("missing_documents", "missing")):
+        print(f"{name:13}{len(info[label])} documents")
         for path in info[label]:
             print(f"  {path}")
     for s in info["sample"]:
