@@ -174,6 +174,7 @@ def test_inspect_reports_stale_documents(make_settings, papers: Path) -> None:
     info = app.inspect("p", sample=2)
     assert info["stale_documents"] == [str((papers / "a.pdf").resolve())]
     assert len(info["sample"]) == 2 and info["chunks"] > 0
+    assert app.inspect("p", sample=0)["sample"] == []
     assert info["model_lock"]["dense_model"].endswith("all-MiniLM-L6-v2")
     app.close()
 

@@ -921,7 +921,7 @@ class CiteLoom:
                     stale.append(rec.source_path)
         wanted = self.model_lock(project)
         samples = []
-        for h in index.scroll(batch=max(1, sample)):
+        for h in index.scroll(batch=max(1, sample)) if sample > 0 else ():
             samples.append({"id": h.id, **{k: v for k, v in h.payload.items()
                                            if k != "chunk_text"},
                             "chunk_text": h.payload.get("chunk_text", "")[:200]})
