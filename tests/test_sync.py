@@ -124,16 +124,28 @@ def test_prune_removes_documents_whose_files_are_gone(make_settings, papers: Pat
 
 
 def test_list_projects_counts_from_catalog_and_idle_index_is_released(
-        make_settings, papers: Path) -> None:
+        make_settings, papers: Path, monkeypatch) -> None:
+    from citeloom.index.edge import EdgeIndex
+
+    optimized: list[str] = []
+    real_optimize = EdgeIndex.optimize
+
+    def spy(index: EdgeIndex) -> None:
+        optimized.append(index.project)
+        real_optimize(index)
+
+    monkeypatch.setattr(EdgeIndex, "optimize", spy)
     app = CiteLoom(make_settings())
-    app.ingest([papers], "p")
+    app.ingest([papers], "p", optimize=False)  # as the MCP server's jobs do
     (papers / "b.pdf").unlink()
-    app.ingest([papers], "p", prune=True)
+    app.ingest([papers], "p", prune=True, optimize=False)
     entry = next(e for e in app.list_projects() if e["project"] == "p")
     assert entry["documents"] == 1 and entry["chunks"] == app.index("p").count()
     assert app.release_idle(3600) == []  # just used
     assert app.release_idle(0, busy={"p"}) == []  # an ingest job runs on it
+    assert optimized == []
     assert app.release_idle(0) == ["p"]
+    assert optimized == ["p"]  # written without optimizing: optimized before letting go
     other = CiteLoom(make_settings())  # another process's turn: the shard opens
     assert other.index("p").count() == entry["chunks"]
     other.close()

@@ -83,7 +83,7 @@ class JobManager:
         try:
             report: IngestReport = (
                 # No optimize() here: Edge's holds the GIL and would stall every query the
-                # server answers meanwhile; `citeloom ingest` (CLI) optimizes.
+                # server answers meanwhile; the server optimizes once the project is idle.
                 self.app.ingest_zotero(job.project, progress=progress, optimize=False, **zotero)
                 if zotero else self.app.ingest(paths, job.project, progress=progress,
                                                prune=prune, optimize=False))

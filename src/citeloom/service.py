@@ -228,6 +228,7 @@ class CiteLoom:
         self._stores: dict[str, Store] = {}
         self._indexes: dict[str, Index] = {}
         self._used: dict[str, float] = {}  # project -> monotonic time of its last index use
+        self._unoptimized: set[str] = set()  # projects written to without optimize()
         self._catalogs: dict[str, Catalog] = {}
         self._zotero: Any = None
         self._swap = threading.RLock()
@@ -317,7 +318,9 @@ class CiteLoom:
                      ) -> list[str]:
         """Close the Edge indexes nobody used for ``idle_s`` seconds (except ``busy``
         projects), so that another process — a CLI ingest while the MCP server runs — can
-        open them. A released index reopens on its next use. Returns the released names."""
+        open them; one written to without optimizing is optimized first (queries wait
+        meanwhile, but nobody has asked for ``idle_s``). A released index reopens on its
+        next use. Returns the released names."""
         released = []
         with self._swap:
             now = time.monotonic()
@@ -325,6 +328,9 @@ class CiteLoom:
                 if (name in busy or now - self._used.get(name, now) < idle_s
                         or self.settings.project(name, create=True).backend != "edge"):
                     continue
+                if name in self._unoptimized:
+                    idx.optimize()
+                    self._unoptimized.discard(name)
                 idx.close()
                 del self._indexes[name]
                 released.append(name)
@@ -417,18 +423,21 @@ class CiteLoom:
                 progress("file", result)
         if prune:
             report.files.extend(self._prune(paths, index, catalog, progress))
-        if optimize:
-            self._optimize_if_grown(index, report)
+        self._optimize_if_grown(index, report, now=optimize)
         report.seconds = time.perf_counter() - started
         return report
 
-    def _optimize_if_grown(self, index: Index, report: IngestReport) -> None:
+    def _optimize_if_grown(self, index: Index, report: IngestReport, *, now: bool) -> None:
         """Optimize the Edge shard after an ingest that wrote chunks: at 100k chunks hybrid
         p50 fell from 52 to 13 ms (docs/BENCHMARKS-index.md), and when nothing is due (a
         few hundred new points) it returns at once. Edge's optimize() holds the GIL, so the
-        MCP server's jobs skip it (queries would freeze); `citeloom optimize` catches up."""
+        MCP server's jobs leave it for later (``now=False``): :meth:`release_idle` does it
+        once the project has been idle, and `citeloom optimize` any time."""
         if any(f.chunks for f in report.files if f.status in ("indexed", "replaced")):
-            index.optimize()
+            if now:
+                index.optimize()
+            else:
+                self._unoptimized.add(index.project)
 
     def optimize(self, project_name: str | None) -> float:
         """Merge and index the project's segments now; returns the seconds it took."""
@@ -436,6 +445,7 @@ class CiteLoom:
         started = time.perf_counter()
         with self._swap:
             self.index(project.name).optimize()
+            self._unoptimized.discard(project.name)
         return time.perf_counter() - started
 
     def _ingest_file(self, path: Path, project: ProjectConfig, index: Index, catalog: Catalog,
@@ -705,8 +715,7 @@ class CiteLoom:
             report.files.append(result)
             if progress:
                 progress("file", result)
-        if optimize:
-            self._optimize_if_grown(index, report)
+        self._optimize_if_grown(index, report, now=optimize)
         report.seconds = time.perf_counter() - started
         return report
 
