@@ -324,3 +324,27 @@ def test_server_lets_go_of_idle_index(world: dict[str, Any], tmp_path: Path,
             assert (await c.call_tool("query_hybrid", question)).data["hits"]  # reopened
 
     run(scenario())
+
+
+def test_bad_config_is_a_coded_error_and_the_server_stays_up(world: dict[str, Any],
+                                                             tmp_path: Path) -> None:
+    """`citeloom serve` refuses a bad citeloom.toml before starting; `fastmcp run` cannot,
+    so the server starts and every tool answers CONFIG_INVALID with the fix."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[projects.lib]\nchunk_max_tokens = 'many'\n")
+    transport = StdioTransport(command=str(Path(sys.executable).parent / "fastmcp"),
+                               args=["run", str(ROOT / "fastmcp.json")],
+                               env={**world["env"], "CITELOOM_CONFIG": str(bad)},
+                               cwd=str(tmp_path))
+
+    async def scenario() -> None:
+        async with Client(transport) as c:
+            for tool, args in (("list_projects", {}),
+                               ("query_hybrid", {"project": "lib", "text": "heparin"}),
+                               ("inspect", {"project": "lib"}),
+                               ("ingest_from_source", {"project": "lib", "source": "x.pdf"})):
+                err = await error_of(c, tool, args)
+                assert err["code"] == "CONFIG_INVALID", (tool, err)
+                assert "chunk_max_tokens" in err["message"] and err["hint"]
+
+    run(scenario())

@@ -192,6 +192,19 @@ async def _call(cid: str, fn: Any, *args: Any, timeout: float | None = None, **k
                                     "correlation_id": cid})) from None
 
 
+def _app(method: str) -> Any:
+    """``state.app.<method>``, looked up when called inside :func:`_call`, so that a bad
+    citeloom.toml (raised while the service is made) comes back as a coded tool error."""
+    return lambda *args, **kw: getattr(state.app, method)(*args, **kw)
+
+
+def _settings(cid: str) -> Settings:
+    try:
+        return state.settings
+    except CiteLoomError as exc:
+        raise _fail(exc, cid) from None
+
+
 def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
     """Trim an answer to ``budget`` tokens (cl100k): shorten passages, then drop the
     lowest-ranked hits; mark it ``truncated`` when anything was cut."""
@@ -229,9 +242,9 @@ def _hit_dict(p: Any) -> dict[str, Any]:
 async def _search(project: str, text: str, top_k: int, filters: Filters | None,
                   mode: str, fusion: str) -> dict[str, Any]:
     cid = uuid.uuid4().hex[:12]
-    s = state.settings
+    s = _settings(cid)
     f = filters or Filters()
-    result = await _call(cid, state.app.query, project, text, mode=mode, top_k=top_k,
+    result = await _call(cid, _app("query"), project, text, mode=mode, top_k=top_k,
                          fusion=fusion, flt=f.to_search(), group_by_doc=f.one_per_document,
                          include_references=f.include_references,
                          max_chars=s.passage_chars, timeout=s.query_timeout_s)
@@ -247,10 +260,10 @@ async def _search(project: str, text: str, top_k: int, filters: Filters | None,
 async def _similar(project: str, chunk_ids: list[str], top_k: int,
                    filters: Filters | None) -> dict[str, Any]:
     cid = uuid.uuid4().hex[:12]
-    s = state.settings
+    s = _settings(cid)
     f = filters or Filters()
     started = time.perf_counter()
-    hits = await _call(cid, state.app.similar, project, chunk_ids, top_k=top_k,
+    hits = await _call(cid, _app("similar"), project, chunk_ids, top_k=top_k,
                        flt=f.to_search(), max_chars=s.passage_chars, timeout=s.query_timeout_s)
     ms = round((time.perf_counter() - started) * 1000, 2)
     answer = {"project": project, "similar_to": chunk_ids, "mode": "recommend",
@@ -299,7 +312,7 @@ async def find_similar(project: ProjectName,
 async def list_projects() -> dict[str, Any]:
     """The projects, their size and models, and any ingest jobs."""
     cid = uuid.uuid4().hex[:12]
-    projects = await _call(cid, state.app.list_projects)
+    projects = await _call(cid, _app("list_projects"))
     return {"projects": projects, "jobs": state.jobs.for_project() if state._jobs else [],
             "correlation_id": cid}
 
@@ -315,7 +328,7 @@ async def inspect(project: ProjectName,
     cid = uuid.uuid4().hex[:12]
     if not 0 <= sample <= 10:
         raise _fail(InvalidInput(f"sample must be 0-10, not {sample}", "pick 0-10"), cid)
-    info = await _call(cid, state.app.inspect, project, sample=sample)
+    info = await _call(cid, _app("inspect"), project, sample=sample)
     info["jobs"] = state.jobs.for_project(project) if state._jobs else []
     info["correlation_id"] = cid
     return info
@@ -388,7 +401,7 @@ async def ingest_from_source(
             paths = resolve_source(source, project)
     except CiteLoomError as exc:
         raise _fail(exc, cid) from None
-    await _call(cid, state.app.check_writable, project)
+    await _call(cid, _app("check_writable"), project)
     job = state.jobs.start(project, source, paths, prune=opts.prune, zotero=zotero)
     log.info("ingest job started", extra={"cid": cid, "job": job.id, "project": project})
     await _follow(job, opts.wait_seconds, ctx)
