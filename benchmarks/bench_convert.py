@@ -25,7 +25,6 @@ Writes ``convert.json`` and prints a Markdown table (docs/CONVERSION.md keeps th
 from __future__ import annotations
 
 import argparse
-import collections
 import json
 import os
 import statistics
@@ -33,11 +32,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import unicodedata
 from datetime import datetime
 from pathlib import Path
 
-from citeloom.evaluate import machine_summary
+from citeloom.evaluate import machine_summary, word_recall
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "pdfs"
@@ -47,18 +45,6 @@ LINN_TRUTH = SCANNED / "ocrmypdf__linn.groundtruth.txt"
 DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 WARM_UP = SCANNED / "ocrmypdf__francais.pdf"  # one small scanned page: layout + OCR
 TARGETS = {"text_pages_per_s": 2.0, "scanned_s_per_page": 5.0, "peak_rss_mb": 1536}
-
-
-def words(text: str) -> list[str]:
-    """Lowercased (NFKC) tokens; every character that is not a letter or digit splits."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    return "".join(c if c.isalnum() else " " for c in text).split()
-
-
-def word_recall(truth: str, output: str) -> float:
-    """Share of ground-truth tokens found in ``output``, counting multiplicity."""
-    want, got = collections.Counter(words(truth)), collections.Counter(words(output))
-    return sum(min(n, got[w]) for w, n in want.items()) / sum(want.values())
 
 
 def models_dir() -> Path:

@@ -12,13 +12,13 @@ share of ground-truth tokens found in the OCR output, counting multiplicity:
 
 from __future__ import annotations
 
-import collections
 import shutil
 import subprocess
-import unicodedata
 from pathlib import Path
 
 import pytest
+
+from citeloom.evaluate import word_recall, words
 
 from .conftest import CORPUS
 
@@ -37,16 +37,6 @@ FRENCH_TEXT = (
     "à la cænogenèse de l'être dont il est question dans la cause ambiguë entendue à Moÿ, "
     "dans un capharnaüm qui, pense-t-il, diminue çà et là la qualité de son œuvre."
 )
-
-
-def words(text: str) -> list[str]:
-    text = unicodedata.normalize("NFKC", text).lower()
-    return "".join(c if c.isalnum() else " " for c in text).split()
-
-
-def word_recall(truth: str, output: str) -> float:
-    want, got = collections.Counter(words(truth)), collections.Counter(words(output))
-    return sum(min(n, got[w]) for w, n in want.items()) / sum(want.values())
 
 
 def doc_text(doc) -> str:  # type: ignore[no-untyped-def]

@@ -40,6 +40,22 @@ def papers(tmp_path: Path) -> Path:
     return d
 
 
+@pytest.fixture
+def optimized(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The projects whose Edge shard ``optimize()`` was called on, in order."""
+    from citeloom.index.edge import EdgeIndex
+
+    calls: list[str] = []
+    real_optimize = EdgeIndex.optimize
+
+    def spy(index: EdgeIndex) -> None:
+        calls.append(index.project)
+        real_optimize(index)
+
+    monkeypatch.setattr(EdgeIndex, "optimize", spy)
+    return calls
+
+
 def _state(app: CiteLoom, project: str) -> dict[str, int]:
     """doc_id -> number of chunks, checking no (doc, chunk_index) appears twice."""
     seen: set[tuple[str, int]] = set()
@@ -52,18 +68,9 @@ def _state(app: CiteLoom, project: str) -> dict[str, int]:
     return per_doc
 
 
-def test_unchanged_corpus_converts_nothing(make_settings, papers: Path, monkeypatch) -> None:
+def test_unchanged_corpus_converts_nothing(make_settings, papers: Path, monkeypatch,
+                                           optimized: list[str]) -> None:
     app = CiteLoom(make_settings())
-    from citeloom.index.edge import EdgeIndex
-
-    optimized: list[str] = []
-    real_optimize = EdgeIndex.optimize
-
-    def spy(index: EdgeIndex) -> None:
-        optimized.append(index.project)
-        real_optimize(index)
-
-    monkeypatch.setattr(EdgeIndex, "optimize", spy)
     first = app.ingest([papers], "p")
     assert first.count("indexed") == 2
     assert optimized == ["p"]  # a batch that wrote chunks is optimized, however small
@@ -124,17 +131,7 @@ def test_prune_removes_documents_whose_files_are_gone(make_settings, papers: Pat
 
 
 def test_list_projects_counts_from_catalog_and_idle_index_is_released(
-        make_settings, papers: Path, monkeypatch) -> None:
-    from citeloom.index.edge import EdgeIndex
-
-    optimized: list[str] = []
-    real_optimize = EdgeIndex.optimize
-
-    def spy(index: EdgeIndex) -> None:
-        optimized.append(index.project)
-        real_optimize(index)
-
-    monkeypatch.setattr(EdgeIndex, "optimize", spy)
+        make_settings, papers: Path, optimized: list[str]) -> None:
     app = CiteLoom(make_settings())
     app.ingest([papers], "p", optimize=False)  # as the MCP server's jobs do
     (papers / "b.pdf").unlink()

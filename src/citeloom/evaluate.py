@@ -30,6 +30,7 @@ SciFact's grades are all 1, so linear and exponential (2^rel - 1) gain give the 
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import gzip
 import hashlib
@@ -40,6 +41,7 @@ import platform
 import statistics
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -331,6 +333,19 @@ def run_queries(app: CiteLoom, project: str, queries: dict[str, str], depth: int
 
 
 # -- the whole evaluation ---------------------------------------------------------------------
+def words(text: str) -> list[str]:
+    """Lowercased (NFKC) tokens; every character that is not a letter or digit splits."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return "".join(c if c.isalnum() else " " for c in text).split()
+
+
+def word_recall(truth: str, output: str) -> float:
+    """Share of ground-truth tokens found in ``output``, counting multiplicity (the
+    conversion benchmark's and tests' text-recall measure)."""
+    want, got = collections.Counter(words(truth)), collections.Counter(words(output))
+    return sum(min(n, got[w]) for w, n in want.items()) / sum(want.values())
+
+
 def machine_info() -> dict[str, Any]:
     cpu = platform.processor() or ""
     try:

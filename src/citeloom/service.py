@@ -363,7 +363,7 @@ class CiteLoom:
         OCR off (a scan converted without OCR must not serve a project that OCRs) and the
         PDF password (an encrypted PDF's text must not reach a project without it). OCR
         languages are not in the key, so a reindex after a language change converts
-        nothing (rerun `ingest` on fresh files for that)."""
+        nothing (delete the cache folder to reconvert, as docs/DECISIONS.md says)."""
         key = content_hash
         if not project.ocr:
             key += "-noocr"
