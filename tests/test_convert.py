@@ -212,7 +212,8 @@ def test_project_ocr_languages_reach_the_conversion_worker(make_settings) -> Non
 
 
 def test_missing_ocr_language_names_the_package_to_install() -> None:
-    from citeloom.convert import OcrUnavailable, build_converter
+    from citeloom.convert import build_converter
+    from citeloom.errors import OcrUnavailable
 
     with pytest.raises(OcrUnavailable) as err:
         build_converter(ocr_langs=["eng", "qqq"])

@@ -83,6 +83,7 @@ from docling_core.types.doc.page import BoundingRectangle, SegmentedPdfPage, Tex
 from PIL import Image
 from pydantic import Field
 
+from citeloom.errors import OcrUnavailable, UnreadableInput
 from citeloom.layout import (
     CiteloomLayoutOptions,
     demote_text_heavy_pictures,
@@ -776,14 +777,6 @@ def build_pdf_pipeline_options(
     )
 
 
-class OcrUnavailable(ValueError):
-    """Tesseract or one of the configured OCR languages is not installed."""
-
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(f"{message}; {hint}")
-        self.message, self.hint = message, hint
-
-
 def installed_ocr_languages(tesseract_cmd: str = "tesseract") -> list[str]:
     """Language data Tesseract has (``tesseract --list-langs``), without ``osd``."""
     exe = shutil.which(tesseract_cmd)
@@ -905,18 +898,6 @@ def build_converter(
 _PDF_PROBE_BYTES = 1024
 
 
-class UnreadableInput(ValueError):
-    """The file cannot be converted as it is; ``reason`` says why, ``hint`` what to do.
-
-    ``str()`` is ``"<reason>; <hint>"`` (the caller knows the path), so callers
-    that only show the message still tell the user what to do.
-    """
-
-    def __init__(self, path: Path, reason: str, hint: str) -> None:
-        super().__init__(f"{reason}; {hint}")
-        self.path, self.reason, self.hint = path, reason, hint
-
-
 def pdf_problem(path: Path) -> tuple[str, str] | None:
     """``(reason, hint)`` when a ``.pdf`` file is visibly unusable, else ``None``.
 
@@ -988,7 +969,7 @@ def convert_file(
 ) -> DoclingDocument:
     """Convert one local file; raise ``ValueError``/``RuntimeError`` on failure.
 
-    ``ValueError`` (:class:`UnreadableInput` when the reason is known): the
+    :class:`~citeloom.errors.UnreadableInput` when the reason is known, else ``ValueError``: the
     file is missing, not a regular file, of a format the converter does not
     handle, empty, not really a PDF, truncated, encrypted without the right
     password, or otherwise rejected by Docling as invalid input.

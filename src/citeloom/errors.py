@@ -13,10 +13,17 @@
     ├── ZoteroUnavailable          ZOTERO_UNAVAILABLE Zotero / Better BibTeX cannot be read
     ├── PathNotAllowed             PATH_NOT_ALLOWED an MCP call named a path outside the roots
     ├── Timeout                    TIMEOUT         a query or conversion ran out of time
-    └── HybridNotSupported         HYBRID_NOT_SUPPORTED the index has no sparse vectors
+    ├── HybridNotSupported         HYBRID_NOT_SUPPORTED the index has no sparse vectors
+    └── InternalError              INTERNAL_ERROR  a bug: anything else that went wrong
 
-The CLI prints ``code: message (hint)`` and exits non-zero; the MCP server turns the same
-fields into a tool error. Nothing else in the code base invents its own error format.
+    ConfigError    └── OcrUnavailable      Tesseract or an OCR language is not installed
+    ConversionFailed └── UnreadableInput   the file is visibly unusable (empty, not a PDF…)
+
+Every class carries a default ``hint`` (what to do next) that a raise may make more precise.
+:data:`CODES` maps every code a user can see to its default hint. The CLI prints
+``code: message (hint)`` and exits non-zero; the MCP server turns the same fields into a tool
+error; an ingest report stores ``to_dict()`` per file. Nothing else in the code base invents
+its own error format: an unexpected exception is wrapped with :func:`as_error`.
 """
 
 from __future__ import annotations
@@ -26,11 +33,12 @@ class CiteLoomError(Exception):
     """Base class: every error carries a code and a hint saying what to do next."""
 
     code = "CITELOOM_ERROR"
+    hint = ""
 
     def __init__(self, message: str, hint: str = "") -> None:
         super().__init__(message)
         self.message = message
-        self.hint = hint
+        self.hint = hint or type(self).hint
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}" + (f" — {self.hint}" if self.hint else "")
@@ -43,75 +51,131 @@ class ConfigError(CiteLoomError):
     """The configuration file or environment cannot be used."""
 
     code = "CONFIG_INVALID"
+    hint = ("see citeloom.toml in the repository for a documented example; "
+            "`citeloom validate` checks it")
 
 
 class ModelsMissing(CiteLoomError):
     """A provisioned model file is absent or does not match its checksum."""
 
     code = "MODELS_MISSING"
+    hint = 'run `citeloom models provision` (scripts/setup.sh does)'
 
 
 class InvalidProject(CiteLoomError):
     """The project named does not exist."""
 
     code = "INVALID_PROJECT"
+    hint = 'list projects with `citeloom projects`, or ingest into a new one'
 
 
 class InvalidInput(CiteLoomError):
     """A parameter is empty or out of range."""
 
     code = "INVALID_INPUT"
+    hint = "check the value against the command's --help or the tool's schema"
 
 
 class SourceNotFound(CiteLoomError):
     """A path given to ingest does not exist."""
 
     code = "SOURCE_NOT_FOUND"
+    hint = 'check the path'
 
 
 class UnsupportedType(CiteLoomError):
     """The file type is not one Docling can convert."""
 
     code = "UNSUPPORTED_TYPE"
+    hint = 'convert the file to PDF, or leave it out'
 
 
 class ConversionFailed(CiteLoomError):
     """One document could not be converted (broken, encrypted, timed out)."""
 
     code = "CONVERSION_FAILED"
+    hint = 'the file may be damaged; open it in a PDF reader to check'
 
 
 class EmbeddingMismatch(CiteLoomError):
     """The index was built with other models or chunk settings than the ones asked for."""
 
     code = "EMBEDDING_MISMATCH"
+    hint = 'run `citeloom reindex --project NAME` to migrate the project'
 
 
 class IndexUnavailable(CiteLoomError):
     """The index cannot be opened (locked by another process, corrupt, unreachable)."""
 
     code = "INDEX_UNAVAILABLE"
+    hint = 'another CiteLoom process may hold the index; retry in a minute'
 
 
 class ZoteroUnavailable(CiteLoomError):
     """Zotero (Web API, local API, database) or Better BibTeX cannot be read."""
 
     code = "ZOTERO_UNAVAILABLE"
+    hint = 'start Zotero, or check the ZOTERO_* settings (`citeloom validate`)'
 
 
 class PathNotAllowed(CiteLoomError):
     """A path outside the allowed roots was named through the MCP server."""
 
     code = "PATH_NOT_ALLOWED"
+    hint = "add the folder to [mcp] allowed_roots or to the project's sources"
 
 
 class Timeout(CiteLoomError):
     """A query or a conversion ran out of its time budget."""
 
     code = "TIMEOUT"
+    hint = 'retry with a smaller top_k, or later'
 
 
 class HybridNotSupported(CiteLoomError):
     """Hybrid search was asked of an index without sparse vectors."""
 
     code = "HYBRID_NOT_SUPPORTED"
+    hint = 'use dense search, or reindex the project with sparse_model = "Qdrant/bm25"'
+
+
+class InternalError(CiteLoomError):
+    """Something CiteLoom did not expect: a bug. The message names the exception."""
+
+    code = "INTERNAL_ERROR"
+    hint = "see the log (CITELOOM_LOG_FILE or stderr); re-running is safe"
+
+
+class OcrUnavailable(ConfigError):
+    """Tesseract or one of the configured OCR languages is not installed."""
+
+    hint = "install tesseract-ocr (scripts/setup.sh does), or set ocr = false for the project"
+
+
+class UnreadableInput(ConversionFailed):
+    """The file cannot be converted as it is: ``reason`` says why, ``hint`` what to do."""
+
+    def __init__(self, path: object, reason: str, hint: str = "") -> None:
+        from pathlib import Path
+
+        self.path, self.reason = Path(str(path)), reason
+        super().__init__(f"{self.path.name}: {reason}", hint)
+
+
+def _declared(cls: type[CiteLoomError]) -> dict[str, str]:
+    out = {cls.code: cls.hint} if cls is not CiteLoomError else {}
+    for sub in cls.__subclasses__():
+        for code, hint in _declared(sub).items():
+            out.setdefault(code, hint)
+    return out
+
+
+#: Every error code a user can see, with its default hint.
+CODES: dict[str, str] = _declared(CiteLoomError)
+
+
+def as_error(exc: BaseException) -> CiteLoomError:
+    """``exc`` as a CiteLoom error: itself if it is one, else an :class:`InternalError`."""
+    if isinstance(exc, CiteLoomError):
+        return exc
+    return InternalError(f"{type(exc).__name__}: {exc}")

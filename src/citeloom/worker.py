@@ -19,7 +19,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, ConversionFailed
+from .errors import CiteLoomError, ConfigError, ConversionFailed, UnreadableInput
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,11 @@ def _serve(conn: Connection, options: ConvertOptions) -> None:
                                     layout_model_path=Path(options.layout_model_path),
                                     num_threads=options.threads,
                                     pdf_password=options.pdf_password)
-    except Exception as exc:  # e.g. an OCR language without Tesseract data: no file can work
-        conn.send(("fatal", (getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}",
-                             getattr(exc, "hint", ""))))
+    except CiteLoomError as exc:  # e.g. an OCR language without Tesseract data
+        conn.send(("fatal", (exc.message, exc.hint)))
+        return
+    except Exception as exc:  # no file can work with this converter
+        conn.send(("fatal", (f"{type(exc).__name__}: {exc}", "")))
         return
     conn.send(("ready", None))
     while True:
@@ -56,12 +58,10 @@ def _serve(conn: Connection, options: ConvertOptions) -> None:
         try:
             doc = convert_file(Path(path), converter)
             conn.send(("ok", gzip.compress(doc.model_dump_json().encode(), compresslevel=3)))
+        except UnreadableInput as exc:  # why, and what to do
+            conn.send(("error", (exc.reason, exc.hint)))
         except Exception as exc:  # reported for this document; the worker lives on
-            reason, hint = getattr(exc, "reason", None), getattr(exc, "hint", None)
-            if reason and hint:  # convert.UnreadableInput: why, and what to do
-                conn.send(("error", (reason, hint)))
-            else:
-                conn.send(("error", f"{type(exc).__name__}: {exc}"))
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
 class ConversionWorker:
