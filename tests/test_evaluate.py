@@ -108,12 +108,24 @@ def test_load_qrels_skips_header(tmp_path: Path) -> None:
     assert ev.load_qrels(g) == {"1": {"A": 1}}
 
 
-def test_default_data_dir_is_beside_the_repo(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CITELOOM_SCIFACT_DIR", raising=False)
+def test_default_data_dir_is_found_from_where_the_user_is(monkeypatch: pytest.MonkeyPatch,
+                                                          tmp_path: Path) -> None:
+    """Not from the package's own location: an installed CiteLoom finds SciFact beside the
+    config file or the working folder, or where CITELOOM_SCIFACT_DIR says."""
+    from citeloom.config import Settings, load_settings
+
     repo = Path(__file__).resolve().parents[1]
-    assert ev.default_data_dir() == repo.parent / "shared" / "eval" / "scifact"
+    shared = (repo.parent / "shared" / "eval" / "scifact").resolve()
+    monkeypatch.delenv("CITELOOM_SCIFACT_DIR", raising=False)
+    monkeypatch.chdir(repo)
+    assert ev.default_data_dir() == shared
+    monkeypatch.chdir(tmp_path)  # elsewhere: found beside the config file
+    settings = Settings(data_dir=tmp_path, models_dir=tmp_path,
+                        config_path=repo / "citeloom.toml")
+    assert ev.default_data_dir(settings) == shared
     monkeypatch.setenv("CITELOOM_SCIFACT_DIR", "/somewhere/else")
-    assert ev.default_data_dir() == Path("/somewhere/else")
+    monkeypatch.setenv("CITELOOM_CONFIG", str(repo / "citeloom.toml"))
+    assert ev.default_data_dir(load_settings()) == Path("/somewhere/else")
 
 
 def test_eval_parser_options() -> None:
@@ -125,7 +137,7 @@ def test_eval_parser_options() -> None:
                               "--prefetch", "50", "--rebuild"])
     assert (args.dataset, args.project, args.limit_queries) == ("scifact", "scifact-eval", 5)
     assert (args.rrf_k, args.prefetch, args.rebuild) == (20, 50, True)
-    assert args.out == ev.DEFAULT_OUT
+    assert args.out is None  # then <data dir>/eval/scifact_train.json
     with pytest.raises(SystemExit):
         parser.parse_args(["eval", "msmarco"])
 

@@ -15,10 +15,8 @@ from citeloom.zotero import (
     Creator,
     ExportFileReader,
     LocalApiReader,
-    ReaderConfig,
     SqliteReader,
     WebApiReader,
-    env_reader_config,
     item_payload,
     make_reader,
     normalise_doi,
@@ -189,7 +187,10 @@ def test_ocr_languages(language: str | None, codes: list[str]) -> None:
     assert ocr_languages(language) == codes
 
 
-def test_env_reader_config_and_make_reader(tmp_path: Path) -> None:
+def test_zotero_settings_from_env_and_make_reader(tmp_path: Path) -> None:
+    from citeloom.config import ZoteroSettings
+
+    env_reader_config = ZoteroSettings.from_env
     secret = "EnvKeyEnvKeyEnvKey12345"
     cfg = env_reader_config({"ZOTERO_LIBRARY_ID": "475425", "ZOTERO_LIBRARY_TYPE": "Group",
                              "ZOTERO_API_KEY": secret, "BBT_PORT": "24119"})
@@ -214,4 +215,4 @@ def test_env_reader_config_and_make_reader(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         make_reader("file")
     assert isinstance(make_reader("file", export_path=PARTICLES), ExportFileReader)
-    assert isinstance(ReaderConfig(), ReaderConfig)
+    assert ZoteroSettings().source == "sqlite" and not ZoteroSettings().configured

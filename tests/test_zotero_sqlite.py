@@ -15,7 +15,7 @@ import pytest
 
 from citeloom.errors import InvalidInput, SourceNotFound
 from citeloom.zotero import SqliteReader, read_bbt_citekeys, resolve_citekeys
-from citeloom.zotero.sqlite import needs_recovery, read_database
+from citeloom.zotero.dbfile import needs_recovery, read_database
 
 ZOTERO = Path(__file__).resolve().parents[1].parent / "shared" / "zotero"
 TESTPROFILE = ZOTERO / "sqlite" / "bbt-testprofile-native-citationKey"

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import CiteLoomError
+from .errors import CiteLoomError, InvalidInput, as_error
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL, EXIT_FAILED = 0, 1, 2, 3, 4
 
@@ -155,8 +155,8 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     project = settings.project(args.project, create=True)
     paths = args.paths or project.sources
     if not paths and not args.zotero_collection:
-        raise CiteLoomError("nothing to ingest",
-                            "give PATHs, or set sources for the project in citeloom.toml")
+        raise InvalidInput("nothing to ingest",
+                           "give PATHs, or set sources for the project in citeloom.toml")
     console = Console(stderr=True)
     with _service(settings) as app, Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -184,9 +184,8 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
         else:
             report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune)
     summary = report.to_dict()
-    audit = _write_audit(settings, report)
     if args.json:
-        _print_json({**summary, "audit_log": str(audit)})
+        _print_json(summary)
     else:
         if len(report.files) <= 200:
             _summary_table(console, report)
@@ -206,7 +205,7 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
             console.print(f"  {len(report.items_without_pdf)} Zotero items have no PDF:")
             for it in report.items_without_pdf:
                 console.print(f"    {it['citekey'] or it['zotero_key']}: {it['title']}")
-        console.print(f"  audit log: {audit}")
+        console.print(f"  audit log: {report.audit_log}")
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
 
@@ -216,7 +215,7 @@ def _service(settings: Any) -> Iterator[Any]:
     MCP server has open: the server lets go after ``release_idle_s`` without queries."""
     from .service import CiteLoom
 
-    app = CiteLoom(settings, index_wait_s=settings.release_idle_s + 10)
+    app = CiteLoom(settings, index_wait_s=settings.release_idle_s + 10, started_by="cli")
     try:
         yield app
     finally:
@@ -230,25 +229,6 @@ def _filter(args: argparse.Namespace) -> Any:
         doc_ids=args.doc_id, citekeys=args.citekey, tags_any=args.tag, tags_all=args.all_tags,
         authors=args.author, collections=args.collection, year_from=args.year_from,
         year_to=args.year_to, section_prefix=args.section, exclude_labels=args.exclude_label)
-
-
-def _write_audit(settings: Any, report: Any) -> Path:
-    """One JSON line per file of this run: what was done to it, its hash, chunks, time,
-    warnings. Kept under <data>/audit/ so a researcher can see what every run did."""
-    import time
-
-    audit_dir = settings.data_dir / "audit"
-    audit_dir.mkdir(parents=True, exist_ok=True)
-    path = audit_dir / f"{report.project}-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"
-    with path.open("a", encoding="utf-8") as f:
-        for r in report.files:
-            f.write(json.dumps({"file": r.path, "status": r.status, "doc_id": r.doc_id,
-                                "chunks": r.chunks, "pages": r.pages, "seconds": r.seconds,
-                                "error": r.error, "warnings": [r.note] if r.note else []},
-                               ensure_ascii=False) + "\n")
-        for w in report.warnings:
-            f.write(json.dumps({"warning": w}, ensure_ascii=False) + "\n")
-    return path
 
 
 def _summary_table(console: Any, report: Any) -> None:
@@ -265,12 +245,14 @@ def _summary_table(console: Any, report: Any) -> None:
 
 
 def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
+    from .payload import hit_json
+
     with _service(settings) as app:
         if args.similar_to:
             hits = app.similar(args.project, args.similar_to, top_k=args.top_k,
                                flt=_filter(args))
             header = f"similar to {', '.join(args.similar_to)}"
-            data: Any = [h.__dict__ for h in hits]
+            data: Any = [hit_json(h) for h in hits]
         else:
             result = app.query(args.project, args.text, mode=args.mode, top_k=args.top_k,
                                fusion=args.fusion, flt=_filter(args), group_by_doc=args.per_doc,
@@ -319,9 +301,8 @@ def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     with _service(settings) as app:
         report = app.reindex(args.project)
     summary = report.to_dict()
-    audit = _write_audit(settings, report)
     if args.json:
-        _print_json({**summary, "audit_log": str(audit)})
+        _print_json(summary)
     else:
         print(f"{report.project}: rebuilt {summary['indexed']} documents, "
               f"{summary['chunks']} chunks, {summary['failed']} failed, "
@@ -425,6 +406,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; re-run the same command to continue safely", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: still a coded error, and the traceback for a report
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        print(f"error: {as_error(exc)}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
@@ -45,6 +46,71 @@ ENV_VARS = (
     "BBT_PORT",
     "CITELOOM_SCIFACT_DIR",
 )
+
+
+ZOTERO_PORT, JURIS_M_PORT = 23119, 24119  # where Zotero (and Better BibTeX) listen
+
+
+class ZoteroSettings(BaseModel):
+    """Which Zotero library CiteLoom reads, from ``ZOTERO_LOCAL``, ``ZOTERO_LIBRARY_ID``,
+    ``ZOTERO_LIBRARY_TYPE``, ``ZOTERO_API_KEY``, ``ZOTERO_DATA_DIR`` and ``BBT_PORT``:
+    ``ZOTERO_LOCAL=true`` → Zotero 7's local API; else ``ZOTERO_LIBRARY_ID`` → the Web API;
+    else the database in ``ZOTERO_DATA_DIR`` (default ``~/Zotero``). Read and validated
+    here once; nothing else reads these variables. ``repr`` hides the API key."""
+
+    model_config = {"extra": "forbid"}
+
+    source: Literal["sqlite", "web", "local"] = "sqlite"
+    data_dir: Path | None = None
+    library_id: str | None = None
+    library_type: Literal["user", "group"] = "user"
+    api_key: SecretStr | None = None
+    local: bool = False
+    bbt_port: int = ZOTERO_PORT
+    local_port: int = ZOTERO_PORT
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ZoteroSettings:
+        env = os.environ if environ is None else environ
+        port_text = env.get("BBT_PORT", "").strip() or str(ZOTERO_PORT)
+        if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+            raise ConfigError(f"BBT_PORT must be a port number, not {port_text!r}",
+                              f"use {ZOTERO_PORT} (Zotero) or {JURIS_M_PORT} (Juris-M)")
+        library_type = (env.get("ZOTERO_LIBRARY_TYPE", "").strip() or "user").lower()
+        if library_type not in ("user", "group"):
+            raise ConfigError(f"ZOTERO_LIBRARY_TYPE must be 'user' or 'group', not "
+                              f"{library_type!r}", "set ZOTERO_LIBRARY_TYPE=user or group")
+        data_dir = env.get("ZOTERO_DATA_DIR", "").strip()
+        library_id = env.get("ZOTERO_LIBRARY_ID", "").strip() or None
+        local = env.get("ZOTERO_LOCAL", "").strip().lower() in ("1", "true", "yes", "on")
+        return cls(source="local" if local else "web" if library_id else "sqlite",
+                   data_dir=Path(data_dir).expanduser() if data_dir else None,
+                   library_id=library_id, library_type=library_type,  # type: ignore[arg-type]
+                   api_key=env.get("ZOTERO_API_KEY", "").strip() or None, local=local,
+                   bbt_port=int(port_text))
+
+    @property
+    def configured(self) -> bool:
+        """Whether a library was named at all (else files keep their own metadata)."""
+        return bool(self.data_dir or self.library_id or self.local)
+
+    @property
+    def storage_dir(self) -> Path | None:
+        """Zotero's attachment folder, which MCP ingests may read."""
+        return self.data_dir / "storage" if self.data_dir else None
+
+    def kwargs(self) -> dict[str, Any]:
+        """``zotero.make_reader``'s arguments."""
+        return {"source": self.source, "data_dir": self.data_dir,
+                "library_id": self.library_id, "library_type": self.library_type,
+                "api_key": self.api_key.get_secret_value() if self.api_key else None,
+                "bbt_port": self.bbt_port, "local_port": self.local_port}
+
+    def reader(self, **overrides: Any) -> Any:
+        """A reader of the library (``zotero.ZoteroReader``)."""
+        from .zotero import make_reader
+
+        return make_reader(**{**self.kwargs(), **overrides})
 
 
 class ProjectConfig(BaseModel):
@@ -103,6 +169,9 @@ class Settings(BaseModel):
     # ingest can open it); 0 keeps indexes open.
     release_idle_s: float = Field(30, ge=0, le=86_400)
     log_file: Path | None = None
+    zotero: ZoteroSettings = Field(default_factory=ZoteroSettings)
+    # SciFact for `citeloom eval scifact` (BEIR layout); looked for beside the config when unset.
+    scifact_dir: Path | None = None
 
     def project(self, name: str | None, *, create: bool = False) -> ProjectConfig:
         """The configured project, or (with ``create``) a new one with default settings."""
@@ -216,6 +285,9 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
                             else mcp.pop("allowed_roots", []))],
             log_file=resolve(env.get("CITELOOM_LOG_FILE") or paths.get("log_file"), Path())
             if (env.get("CITELOOM_LOG_FILE") or paths.get("log_file")) else None,
+            zotero=ZoteroSettings.from_env(env),
+            scifact_dir=Path(env["CITELOOM_SCIFACT_DIR"]).expanduser()
+            if env.get("CITELOOM_SCIFACT_DIR") else None,
             **{k: mcp[k] for k in ("answer_token_budget", "passage_chars", "query_timeout_s",
                                        "release_idle_s")
                if k in mcp},

@@ -8,8 +8,9 @@ The corpus (5,183 abstracts) is indexed once with ``CiteLoom.index_texts`` into 
 (default ``scifact-eval``) with payload ``doc_id`` = the SciFact ``_id``; a marker file
 records what was built, so later runs with the same settings reuse it.
 
-SciFact is CC BY-NC: it is read from where it lies (``<repo>/../shared/eval/scifact`` by
-default, ``--data-dir`` or ``$CITELOOM_SCIFACT_DIR`` to override) and never copied.
+SciFact is CC BY-NC: it is read from where it lies (``--data-dir``, ``$CITELOOM_SCIFACT_DIR``,
+else a ``shared/eval/scifact`` folder beside the config file's or the working directory's
+folder) and never copied.
 
 How a query is scored. A document may have several chunks, so documents are ranked by their
 best chunk (first occurrence after deduplication by ``doc_id``):
@@ -52,10 +53,8 @@ if TYPE_CHECKING:
     from .config import Settings
     from .service import CiteLoom
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ("scifact",)
 DEFAULT_PROJECT = "scifact-eval"
-DEFAULT_OUT = REPO_ROOT / "benchmarks" / "results" / "scifact_train.json"
 MARKER_VERSION = 1
 # (label, mode, fusion): the four runs of an evaluation, in table order.
 RUNS: tuple[tuple[str, str, str], ...] = (
@@ -155,9 +154,17 @@ def dbsf(lists: Sequence[Sequence[tuple[str, float]]], weights: Sequence[float] 
 
 
 # -- data ---------------------------------------------------------------------------------
-def default_data_dir(dataset: str = "scifact") -> Path:
-    env = os.environ.get("CITELOOM_SCIFACT_DIR")
-    return Path(env).expanduser() if env else REPO_ROOT.parent / "shared" / "eval" / dataset
+def default_data_dir(settings: Settings | None = None, dataset: str = "scifact") -> Path:
+    """``settings.scifact_dir`` (``$CITELOOM_SCIFACT_DIR``), else the first
+    ``shared/eval/<dataset>`` found in or beside the config file's folder or the working
+    directory (a checkout with ``../shared`` beside it)."""
+    if settings is not None and settings.scifact_dir:
+        return settings.scifact_dir
+    bases = [Path.cwd()]
+    if settings is not None and settings.config_path:
+        bases.insert(0, settings.config_path.resolve().parent)
+    candidates = [b / rel / "eval" / dataset for b in bases for rel in ("shared", "../shared")]
+    return next((c.resolve() for c in candidates if c.is_dir()), candidates[0])
 
 
 @dataclass
@@ -190,7 +197,7 @@ def load_qrels(path: Path) -> Qrels:
 
 
 def load_scifact(data_dir: Path | None = None, split: str = "train") -> Dataset:
-    data_dir = Path(data_dir) if data_dir else default_data_dir("scifact")
+    data_dir = Path(data_dir) if data_dir else default_data_dir()
     if not data_dir.is_dir():
         raise FileNotFoundError(
             f"SciFact not found at {data_dir}; pass --data-dir (or set CITELOOM_SCIFACT_DIR)")
@@ -252,15 +259,9 @@ def built_chunks(app: CiteLoom, project: str, ds: Dataset) -> int | None:
 def build_project(app: CiteLoom, project: str, ds: Dataset,
                   log: Callable[[str], None] = print) -> tuple[int, float]:
     """(Re)build the project from the corpus; returns (chunks, seconds)."""
-    import shutil
-
     from .service import TextDoc
 
-    app.close()
-    cfg = app.settings.project(project, create=True)
-    if cfg.backend != "edge":
-        raise ValueError("the evaluation builds its project with the edge backend only")
-    shutil.rmtree(app.settings.index_dir / project, ignore_errors=True)
+    app.remove_project(project)
     _marker_path(app.settings, project).unlink(missing_ok=True)
     docs = []
     for d in ds.corpus:
@@ -270,15 +271,24 @@ def build_project(app: CiteLoom, project: str, ds: Dataset,
     t0 = time.perf_counter()
     last = [t0]
 
-    def progress(n: int) -> None:
-        now = time.perf_counter()
+    done = [0]
+
+    def progress(event: str, result: Any) -> None:
+        if result is None:
+            return
+        done[0] += 1
+        n, now = done[0], time.perf_counter()
         if now - last[0] >= 30 or n == len(docs):
             last[0] = now
             rate = n / (now - t0)
             log(f"  indexed {n}/{len(docs)} documents ({rate:.1f}/s, "
                 f"~{(len(docs) - n) / rate / 60:.1f} min left)")
 
-    chunks = app.index_texts(project, docs, progress=progress)
+    report = app.index_texts(project, docs, progress=progress)
+    failed = [f for f in report.files if f.status == "failed"]
+    if failed:
+        raise RuntimeError(f"{len(failed)} SciFact documents failed to index: {failed[0]}")
+    chunks = sum(f.chunks for f in report.files)
     seconds = time.perf_counter() - t0
     marker = {**_wanted_marker(app, project, ds), "chunks": chunks,
               "build_seconds": round(seconds, 1),
@@ -389,11 +399,11 @@ def evaluate(settings: Settings, *, dataset: str = "scifact", data_dir: Path | N
     if dataset not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r} (known: {', '.join(DATASETS)})")
     t_start = time.perf_counter()
-    ds = load_scifact(data_dir)
+    ds = load_scifact(data_dir or default_data_dir(settings))
     queries = {q: t for q, t in ds.queries.items() if q in ds.qrels}
     if limit_queries:
         queries = dict(list(queries.items())[:limit_queries])
-    app = CiteLoom(settings)
+    app = CiteLoom(settings, started_by="eval")
     try:
         chunks = None if rebuild else built_chunks(app, project, ds)
         built, build_s = False, None
@@ -482,10 +492,10 @@ def add_eval_parser(subparsers: Any) -> None:
     p.add_argument("--project", "-p", default=DEFAULT_PROJECT,
                    help=f"project to build or reuse (default {DEFAULT_PROJECT})")
     p.add_argument("--data-dir", type=Path, default=None,
-                   help="the dataset folder (default <repo>/../shared/eval/scifact, or "
-                        "$CITELOOM_SCIFACT_DIR)")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                   help="results JSON (default benchmarks/results/scifact_train.json)")
+                   help="the dataset folder (default $CITELOOM_SCIFACT_DIR, else "
+                        "shared/eval/scifact in or beside the config's or working folder)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="results JSON (default <data dir>/eval/<dataset>_train.json)")
     p.add_argument("--rebuild", action="store_true", help="rebuild the project even if built")
     p.add_argument("--limit-queries", type=int, default=None, metavar="N",
                    help="only the first N queries (quick runs)")
@@ -510,6 +520,8 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
                       log=log)
     prog = "citeloom" if Path(sys.argv[0]).name == "citeloom" else "python -m citeloom.evaluate"
     report["command"] = " ".join([prog, *sys.argv[1:]])
+    if args.out is None:
+        args.out = settings.data_dir / "eval" / f"{args.dataset}_{report['split']}.json"
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=2) + "\n")

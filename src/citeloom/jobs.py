@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .errors import as_error
 from .service import CiteLoom, FileResult, IngestReport
 
 JobState = Literal["running", "done", "failed", "cancelled"]
@@ -92,9 +93,7 @@ class JobManager:
             job.state = "cancelled"
         except Exception as exc:  # reported in the job, never raised into the server
             job.state = "failed"
-            job.error = (exc.to_dict() if hasattr(exc, "to_dict")
-                         else {"code": "INGEST_FAILED", "message": str(exc),
-                               "hint": "see the server log; re-running the ingest is safe"})
+            job.error = as_error(exc).to_dict()
         finally:
             with job.changed:
                 job.finished = time.time()

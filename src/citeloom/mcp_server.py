@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import sys
 import threading
 import time
@@ -27,8 +26,16 @@ from fastmcp.server.middleware import Middleware
 from pydantic import BaseModel, Field
 
 from .config import Settings, load_settings
-from .errors import CiteLoomError, InvalidInput, PathNotAllowed, SourceNotFound, Timeout
+from .errors import (
+    CiteLoomError,
+    InvalidInput,
+    PathNotAllowed,
+    SourceNotFound,
+    Timeout,
+    as_error,
+)
 from .index import SearchFilter
+from .payload import hit_json
 
 log = logging.getLogger("citeloom.mcp")
 
@@ -94,7 +101,7 @@ class _State:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = load_settings(os.environ.get("CITELOOM_CONFIG") or None)
+            self._settings = load_settings()  # --config is not a server option: $CITELOOM_CONFIG
         return self._settings
 
     @property
@@ -103,7 +110,7 @@ class _State:
             from .service import CiteLoom
 
             # A CLI query holds an index for a second or two: worth waiting for.
-            self._app = CiteLoom(self.settings, index_wait_s=3.0)
+            self._app = CiteLoom(self.settings, index_wait_s=3.0, started_by="mcp")
         return self._app
 
     @property
@@ -166,17 +173,16 @@ def _fail(exc: CiteLoomError, cid: str) -> ToolError:
     return ToolError(json.dumps({**exc.to_dict(), "correlation_id": cid}))
 
 
-async def _call(cid: str, fn: Any, *args: Any, timeout: float | None = None, **kw: Any) -> Any:
+async def _call(cid: str, fn: Any, *, timeout: float | None = None) -> Any:
     """Run a blocking service call in a worker thread, with an optional time budget.
     Errors become tool errors with a code; the server itself never goes down."""
     import anyio
 
     try:
         if timeout is None:
-            return await anyio.to_thread.run_sync(lambda: fn(*args, **kw))
+            return await anyio.to_thread.run_sync(fn)
         with anyio.fail_after(timeout):
-            return await anyio.to_thread.run_sync(lambda: fn(*args, **kw),
-                                                  abandon_on_cancel=True)
+            return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
     except TimeoutError:
         raise _fail(Timeout(f"no answer within {timeout:.0f} s",
                             "retry with a smaller top_k, or later: an ingest may be busy"),
@@ -187,15 +193,7 @@ async def _call(cid: str, fn: Any, *args: Any, timeout: float | None = None, **k
         raise
     except Exception as exc:
         log.exception("unexpected error", extra={"cid": cid})
-        raise ToolError(json.dumps({"code": "INTERNAL_ERROR", "message": type(exc).__name__,
-                                    "hint": "see the server log; the server keeps running",
-                                    "correlation_id": cid})) from None
-
-
-def _app(method: str) -> Any:
-    """``state.app.<method>``, looked up when called inside :func:`_call`, so that a bad
-    citeloom.toml (raised while the service is made) comes back as a coded tool error."""
-    return lambda *args, **kw: getattr(state.app, method)(*args, **kw)
+        raise _fail(as_error(exc), cid) from None
 
 
 def _settings(cid: str) -> Settings:
@@ -231,27 +229,18 @@ def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
     return answer
 
 
-def _hit_dict(p: Any) -> dict[str, Any]:
-    return {"rank": p.rank, "citekey": p.citekey, "title": p.title, "authors": p.authors,
-            "year": p.year, "page_start": p.page_start, "page_end": p.page_end,
-            "section_path": p.section_path, "text": p.text, "score": p.score,
-            "doc_id": p.doc_id, "chunk_id": p.chunk_id, "item_labels": p.item_labels,
-            "zotero_key": p.zotero_key, "zotero_link": p.zotero_link}
-
-
 async def _search(project: str, text: str, top_k: int, filters: Filters | None,
                   mode: str, fusion: str) -> dict[str, Any]:
     cid = uuid.uuid4().hex[:12]
     s = _settings(cid)
     f = filters or Filters()
-    result = await _call(cid, _app("query"), project, text, mode=mode, top_k=top_k,
-                         fusion=fusion, flt=f.to_search(), group_by_doc=f.one_per_document,
-                         include_references=f.include_references,
-                         max_chars=s.passage_chars, timeout=s.query_timeout_s)
-    answer = {"project": result.project, "query": text, "mode": mode,
-              "fusion": result.fusion, "models": result.models,
-              "hits": [_hit_dict(p) for p in result.hits],
-              "timings_ms": result.timings_ms, "correlation_id": cid}
+    # state.app is looked up inside the call, so a bad citeloom.toml (raised while the
+    # service is made) comes back as a coded tool error.
+    result = await _call(cid, lambda: state.app.query(
+        project, text, mode=mode, top_k=top_k, fusion=fusion, flt=f.to_search(),
+        group_by_doc=f.one_per_document, include_references=f.include_references,
+        max_chars=s.passage_chars), timeout=s.query_timeout_s)
+    answer = {**result.to_dict(), "correlation_id": cid}
     log.info("query", extra={"cid": cid, "project": project, "mode": mode,
                              "hits": len(answer["hits"]), "ms": result.timings_ms["total"]})
     return fit_budget(answer, s.answer_token_budget)
@@ -263,11 +252,12 @@ async def _similar(project: str, chunk_ids: list[str], top_k: int,
     s = _settings(cid)
     f = filters or Filters()
     started = time.perf_counter()
-    hits = await _call(cid, _app("similar"), project, chunk_ids, top_k=top_k,
-                       flt=f.to_search(), max_chars=s.passage_chars, timeout=s.query_timeout_s)
+    hits = await _call(cid, lambda: state.app.similar(
+        project, chunk_ids, top_k=top_k, flt=f.to_search(), max_chars=s.passage_chars),
+        timeout=s.query_timeout_s)
     ms = round((time.perf_counter() - started) * 1000, 2)
     answer = {"project": project, "similar_to": chunk_ids, "mode": "recommend",
-              "hits": [_hit_dict(p) for p in hits], "timings_ms": {"total": ms},
+              "hits": [hit_json(p) for p in hits], "timings_ms": {"total": ms},
               "correlation_id": cid}
     log.info("similar", extra={"cid": cid, "project": project, "hits": len(hits), "ms": ms})
     return fit_budget(answer, s.answer_token_budget)
@@ -312,7 +302,7 @@ async def find_similar(project: ProjectName,
 async def list_projects() -> dict[str, Any]:
     """The projects, their size and models, and any ingest jobs."""
     cid = uuid.uuid4().hex[:12]
-    projects = await _call(cid, _app("list_projects"))
+    projects = await _call(cid, lambda: state.app.list_projects())
     return {"projects": projects, "jobs": state.jobs.for_project() if state._jobs else [],
             "correlation_id": cid}
 
@@ -328,7 +318,7 @@ async def inspect(project: ProjectName,
     cid = uuid.uuid4().hex[:12]
     if not 0 <= sample <= 10:
         raise _fail(InvalidInput(f"sample must be 0-10, not {sample}", "pick 0-10"), cid)
-    info = await _call(cid, _app("inspect"), project, sample=sample)
+    info = await _call(cid, lambda: state.app.inspect(project, sample=sample))
     info["jobs"] = state.jobs.for_project(project) if state._jobs else []
     info["correlation_id"] = cid
     return info
@@ -345,9 +335,8 @@ def resolve_source(source: str, project: str) -> list[Path]:
         raise PathNotAllowed(f"{source!r} contains '..'", "give a path without '..'")
     proj = s.projects.get(project)
     roots = [*(proj.sources if proj else []), *s.allowed_roots]
-    zotero_storage = os.environ.get("ZOTERO_DATA_DIR")
-    if zotero_storage:
-        roots.append(Path(zotero_storage) / "storage")
+    if s.zotero.storage_dir:
+        roots.append(s.zotero.storage_dir)
     resolved_roots = [r.expanduser().resolve() for r in roots]
     candidate = Path(raw).expanduser()
     if not candidate.is_absolute():
@@ -401,7 +390,7 @@ async def ingest_from_source(
             paths = resolve_source(source, project)
     except CiteLoomError as exc:
         raise _fail(exc, cid) from None
-    await _call(cid, _app("check_writable"), project)
+    await _call(cid, lambda: state.app.check_writable(project))
     job = state.jobs.start(project, source, paths, prune=opts.prune, zotero=zotero)
     log.info("ingest job started", extra={"cid": cid, "job": job.id, "project": project})
     await _follow(job, opts.wait_seconds, ctx)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from .config import Settings
@@ -138,11 +136,14 @@ def _projects(settings: Settings, only: str | None) -> list[Check]:
                 checks.append(Check(f"model lock {name}", "pass", lock.describe()))
             have = index.payload_indexes()
             missing = [f for f in KEYWORD_FIELDS if f not in have]
-            if project.backend == "edge" and missing:
+            if not have:  # qdrant-client's local mode keeps none
+                checks.append(Check(f"payload indexes {name}", "skip",
+                                    "this backend reports no payload indexes"))
+            elif missing:
                 checks.append(Check(f"payload indexes {name}", "fail",
                                     f"missing: {', '.join(missing)}",
                                     f"run `citeloom reindex --project {name}`"))
-            elif project.backend == "edge":
+            else:
                 checks.append(Check(f"payload indexes {name}", "pass",
                                     f"{len(have)} fields indexed"))
         if settings.qdrant_url and not settings.qdrant_url.startswith("file://"):
@@ -158,11 +159,11 @@ def _projects(settings: Settings, only: str | None) -> list[Check]:
     return checks
 
 
-def _zotero() -> list[Check]:
+def _zotero(settings: Settings) -> list[Check]:
     import httpx
 
     checks = []
-    port = os.environ.get("BBT_PORT", "23119")
+    port = settings.zotero.bbt_port
     try:
         r = httpx.get(f"http://127.0.0.1:{port}/better-bibtex/cayw?probe=true", timeout=1.0)
         ok = r.status_code == 200 and "ready" in r.text
@@ -172,9 +173,9 @@ def _zotero() -> list[Check]:
         checks.append(Check("better bibtex", "skip", "not running: citekeys will come from "
                             "the Zotero database or exports", "start Zotero with Better "
                             "BibTeX for live citekeys"))
-    data_dir = os.environ.get("ZOTERO_DATA_DIR")
+    data_dir = settings.zotero.data_dir
     if data_dir:
-        db = Path(data_dir) / "zotero.sqlite"
+        db = data_dir / "zotero.sqlite"
         checks.append(Check("zotero database", "pass" if db.is_file() else "fail",
                             str(db), "" if db.is_file() else "set ZOTERO_DATA_DIR to the "
                             "folder holding zotero.sqlite"))
@@ -188,5 +189,5 @@ def run_checks(settings: Settings, project: str | None = None) -> list[Check]:
     checks.append(_tesseract(settings))
     if all(c.status != "fail" for c in checks):
         checks += _projects(settings, project)
-    checks += _zotero()
+    checks += _zotero(settings)
     return checks

@@ -23,6 +23,7 @@ from .base import (
 from .edge import EdgeIndex, EdgeStore
 
 __all__ = [
+    "BACKENDS",
     "INTEGER_FIELDS",
     "KEYWORD_FIELDS",
     "TEXT_FIELDS",
@@ -39,6 +40,8 @@ __all__ = [
     "Store",
     "make_store",
 ]
+
+BACKENDS = ("edge", "server")
 
 
 def make_store(backend: str, index_dir: Path, qdrant_url: str | None = None,

@@ -21,14 +21,10 @@ from typing import Any, Literal
 
 from ..embed import Sparse
 from ..errors import EmbeddingMismatch
+from ..payload import INTEGER_FIELDS, KEYWORD_FIELDS, TEXT_FIELDS  # noqa: F401 (payload.py owns them)
 
 Mode = Literal["dense", "sparse", "hybrid"]
 Fusion = Literal["rrf", "dbsf"]
-# The design's six, plus the fields the other filters use.
-KEYWORD_FIELDS = ("project_id", "doc_id", "citekey", "tags", "zotero_key", "source_path",
-                  "authors", "collections", "item_labels", "section_prefixes")
-INTEGER_FIELDS = ("year", "page_start")
-TEXT_FIELDS = ("chunk_text",)
 
 
 @dataclass(frozen=True)
@@ -109,6 +105,8 @@ class Index(ABC):
 
     project: str
     generation: str
+    #: Open in one process at a time (Edge): a long-lived process lets go of it when idle.
+    exclusive: bool = False
 
     @abstractmethod
     def lock(self) -> ModelLock | None:
@@ -190,6 +188,10 @@ class Store(ABC):
     @abstractmethod
     def drop(self, project: str, index: Index) -> None:
         """Remove a generation that was never promoted (an aborted migration)."""
+
+    @abstractmethod
+    def delete_project(self, project: str) -> None:
+        """Remove every generation of a project (and its files: catalog, lock file)."""
 
     @abstractmethod
     def current_generation(self, project: str) -> str | None:

@@ -60,6 +60,8 @@ def _dialect() -> FilterDialect:
 class EdgeIndex(Index):
     """One generation: a Qdrant Edge shard and its model lock."""
 
+    exclusive = True  # the shard's WAL lock: one process at a time
+
     def __init__(self, root: Path, project: str, generation: str,
                  wait_s: float = 0.0) -> None:
         self.project = project
@@ -308,6 +310,11 @@ class EdgeStore(Store):
         if index.generation != self.current_generation(project):
             self._open.pop((project, index.generation), None)
             shutil.rmtree(self.index_dir / project / index.generation, ignore_errors=True)
+
+    def delete_project(self, project: str) -> None:
+        for key in [k for k in self._open if k[0] == project]:
+            self._open.pop(key).close()
+        shutil.rmtree(self.index_dir / project, ignore_errors=True)
 
 
 def _write_current(root: Path, generation: str) -> None:

@@ -256,6 +256,17 @@ class ServerStore(Store):
         if self._aliases().get(PREFIX + project) != index.collection:
             self.client.delete_collection(index.collection)
 
+    def delete_project(self, project: str) -> None:
+        from qdrant_client import models as m
+
+        alias = PREFIX + project
+        if alias in self._aliases():
+            self.client.update_collection_aliases(change_aliases_operations=[
+                m.DeleteAliasOperation(delete_alias=m.DeleteAlias(alias_name=alias))])
+        for c in self.client.get_collections().collections:
+            if c.name.startswith(f"{alias}__g"):
+                self.client.delete_collection(c.name)
+
 
 class _PendingFirst(ServerIndex):
     """A project's first generation: created and given the alias on its first write."""

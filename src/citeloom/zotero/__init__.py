@@ -1,7 +1,8 @@
 """The Zotero layer: read a library (database, Web API, local API or export file), give its
 items citekeys, match PDFs to items, and write citations back out.
 
-    reader = make_reader(**env_reader_config().kwargs())      # or make_reader("sqlite", ...)
+    reader = settings.zotero.reader()       # from ZOTERO_* (config.ZoteroSettings), or
+    reader = make_reader("sqlite", data_dir=Path("~/Zotero").expanduser())
     for item in reader.items(collection="Thesis", include_subcollections=True):
         for att in item.attachments:
             if att.is_pdf and att.has_file:
@@ -13,11 +14,8 @@ See docs/ZOTERO.md for configuration, the citekey order and the matching rules.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from citeloom.errors import ConfigError
 
@@ -41,11 +39,12 @@ from .bbt import (
     BetterBibTeX,
     BetterBibTeXError,
     extra_citekey,
+    read_bbt_citekeys,
     resolve_citekeys,
 )
 from .export import ExportFileReader, to_bibtex, to_csl_json
 from .match import ItemMatcher, match_item
-from .sqlite import SqliteReader, default_data_dir, read_bbt_citekeys
+from .sqlite import SqliteReader, default_data_dir
 from .web import LocalApiReader, WebApiReader
 
 Source = Literal["sqlite", "web", "local", "file"]
@@ -53,8 +52,8 @@ Source = Literal["sqlite", "web", "local", "file"]
 __all__ = [
     "DEFAULT_OCR_LANGUAGES", "JURIS_M_PORT", "ZOTERO_PORT", "Attachment", "BbtKeys",
     "BetterBibTeX", "BetterBibTeXError", "Collection", "Creator", "ExportFileReader",
-    "ItemMatcher", "LocalApiReader", "ReaderConfig", "SqliteReader", "WebApiReader",
-    "ZoteroItem", "ZoteroReader", "default_data_dir", "env_reader_config", "extra_citekey",
+    "ItemMatcher", "LocalApiReader", "SqliteReader", "WebApiReader",
+    "ZoteroItem", "ZoteroReader", "default_data_dir", "extra_citekey",
     "find_collection", "item_payload", "make_reader", "match_item", "normalise_doi",
     "ocr_languages", "parse_year", "read_bbt_citekeys", "resolve_citekeys", "to_bibtex",
     "to_csl_json",
@@ -104,51 +103,3 @@ def make_reader(
                               "pass the path of a Better BibTeX JSON or CSL-JSON export")
         return ExportFileReader(export_path)
     raise ConfigError(f"unknown Zotero source {source!r}", "use sqlite, web, local or file")
-
-
-@dataclass
-class ReaderConfig:
-    """:func:`make_reader`'s arguments, as read from the environment. ``repr`` hides the key."""
-
-    source: Source = "sqlite"
-    data_dir: Path | None = None
-    library_id: str | None = None
-    library_type: str = "user"
-    api_key: str | None = field(default=None, repr=False)
-    bbt_port: int = ZOTERO_PORT
-    local_port: int = ZOTERO_PORT
-
-    def kwargs(self) -> dict[str, Any]:
-        return {"source": self.source, "data_dir": self.data_dir,
-                "library_id": self.library_id, "library_type": self.library_type,
-                "api_key": self.api_key, "bbt_port": self.bbt_port,
-                "local_port": self.local_port}
-
-    def reader(self, **overrides: Any) -> ZoteroReader:
-        return make_reader(**{**self.kwargs(), **overrides})
-
-
-def env_reader_config(environ: Mapping[str, str] | None = None) -> ReaderConfig:
-    """Reader settings from ``ZOTERO_LOCAL``, ``ZOTERO_LIBRARY_ID``, ``ZOTERO_LIBRARY_TYPE``,
-    ``ZOTERO_API_KEY``, ``ZOTERO_DATA_DIR`` and ``BBT_PORT``.
-
-    Source: ``ZOTERO_LOCAL=true`` → local API; else ``ZOTERO_LIBRARY_ID`` → Web API; else
-    the database in ``ZOTERO_DATA_DIR`` (default ``~/Zotero``).
-    """
-    env = os.environ if environ is None else environ
-    port_text = env.get("BBT_PORT", "").strip() or str(ZOTERO_PORT)
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise ConfigError(f"BBT_PORT must be a port number, not {port_text!r}",
-                          f"use {ZOTERO_PORT} (Zotero) or {JURIS_M_PORT} (Juris-M)")
-    data_dir = env.get("ZOTERO_DATA_DIR", "").strip()
-    library_id = env.get("ZOTERO_LIBRARY_ID", "").strip() or None
-    library_type = (env.get("ZOTERO_LIBRARY_TYPE", "").strip() or "user").lower()
-    if library_type not in ("user", "group"):
-        raise ConfigError(f"ZOTERO_LIBRARY_TYPE must be 'user' or 'group', not "
-                          f"{library_type!r}", "set ZOTERO_LIBRARY_TYPE=user or group")
-    local = env.get("ZOTERO_LOCAL", "").strip().lower() in ("1", "true", "yes", "on")
-    source: Source = "local" if local else "web" if library_id else "sqlite"
-    return ReaderConfig(
-        source=source, data_dir=Path(data_dir).expanduser() if data_dir else None,
-        library_id=library_id, library_type=library_type,
-        api_key=env.get("ZOTERO_API_KEY", "").strip() or None, bbt_port=int(port_text))

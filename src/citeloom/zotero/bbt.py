@@ -10,8 +10,10 @@ Citekey order (first that has one wins):
 
 from __future__ import annotations
 
+import json
 import logging
 import re
+import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ import httpx
 from citeloom.errors import ZoteroUnavailable
 
 from .base import ZoteroItem
+from .dbfile import read_database, table
 
 log = logging.getLogger(__name__)
 
@@ -220,8 +223,6 @@ def resolve_citekeys(
             log.info("citekeys: %s; using stored keys", exc.message)
     stored = bbt_db if isinstance(bbt_db, BbtKeys) else None
     if isinstance(bbt_db, Path):
-        from .sqlite import read_bbt_citekeys  # sqlite.py imports this module
-
         try:
             stored = read_bbt_citekeys(bbt_db)
         except ZoteroUnavailable as exc:
@@ -237,3 +238,45 @@ def resolve_citekeys(
         else:
             it.citekey, it.citekey_source = None, None
     return everything
+
+
+def read_bbt_citekeys(db: Path) -> BbtKeys:
+    """Citekeys from ``better-bibtex.sqlite``: table ``citationkey`` (BBT 6+), or the older
+    ``"better-bibtex"`` table whose ``better-bibtex.citekey`` row holds LokiJS JSON."""
+
+    def read(conn: sqlite3.Connection) -> BbtKeys:
+        keys = BbtKeys()
+        if table(conn, "citationkey"):
+            for item_id, item_key, lib_id, citekey in conn.execute(
+                    "SELECT itemID, itemKey, libraryID, citationKey FROM citationkey"):
+                if citekey:
+                    keys.by_key[(lib_id, item_key)] = citekey
+                    keys.by_id[item_id] = citekey
+        elif table(conn, "better-bibtex"):
+            row = conn.execute("SELECT data FROM \"better-bibtex\" "
+                               "WHERE name = 'better-bibtex.citekey'").fetchone()
+            for rec in _loki_records(row[0] if row else None):
+                citekey = rec.get("citekey") or rec.get("citationKey")
+                if not citekey:
+                    continue
+                if rec.get("itemKey"):
+                    keys.by_key[(rec.get("libraryID"), rec["itemKey"])] = citekey
+                if isinstance(rec.get("itemID"), int):
+                    keys.by_id[rec["itemID"]] = citekey
+        return keys
+
+    return read_database(db, read)
+
+
+def _loki_records(data: Any) -> list[dict[str, Any]]:
+    """The documents of a LokiJS collection dump (``{"data": [...]}``)."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "replace")
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except ValueError:
+            return []
+    if isinstance(data, dict):
+        data = data.get("data", [])
+    return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []

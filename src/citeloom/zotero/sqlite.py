@@ -9,18 +9,13 @@ copy database + journal to a temporary folder and let SQLite recover the *copy*.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import sqlite3
 import sys
-import tempfile
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
-from citeloom.errors import SourceNotFound, ZoteroUnavailable
+from citeloom.errors import SourceNotFound
 
 from .base import (
     NON_REGULAR_TYPES,
@@ -34,12 +29,10 @@ from .base import (
     make_item,
     standalone_item,
 )
-from .bbt import BbtKeys, BetterBibTeX, resolve_citekeys
+from .bbt import BetterBibTeX, resolve_citekeys
+from .dbfile import read_database
+from .dbfile import table as _table
 
-T = TypeVar("T")
-
-# First bytes of a rollback journal whose transaction never committed.
-_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
 _LINK_MODES: dict[int, LinkMode] = {0: "imported_file", 1: "imported_url",
                                     2: "linked_file", 3: "linked_url"}
 
@@ -49,62 +42,6 @@ def default_data_dir() -> Path:
     if sys.platform == "win32" and os.environ.get("USERPROFILE"):
         return Path(os.environ["USERPROFILE"]) / "Zotero"
     return Path.home() / "Zotero"
-
-
-def needs_recovery(db: Path) -> bool:
-    """True when ``db`` has a hot journal or a non-empty WAL that ``immutable=1`` would ignore."""
-    journal = db.with_name(db.name + "-journal")
-    try:
-        with journal.open("rb") as fh:
-            if fh.read(8) == _JOURNAL_MAGIC:
-                return True
-    except OSError:
-        pass
-    wal = db.with_name(db.name + "-wal")
-    return wal.is_file() and wal.stat().st_size > 0
-
-
-def read_database(db: Path, read: Callable[[sqlite3.Connection], T]) -> T:
-    """Run ``read`` on a read-only view of ``db`` (see the module docstring for how)."""
-    if not db.is_file():
-        raise ZoteroUnavailable(f"no SQLite database at {db}",
-                                "set ZOTERO_DATA_DIR to the folder holding zotero.sqlite "
-                                "(Zotero: Settings → Advanced → Files and Folders)")
-    if not needs_recovery(db):
-        try:
-            conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-            try:
-                return read(conn)
-            finally:
-                conn.close()
-        except sqlite3.DatabaseError:
-            pass  # e.g. a page Zotero was writing as we read: retry on a recovered copy
-    with tempfile.TemporaryDirectory(prefix="citeloom-zotero-") as tmp:
-        copy = Path(tmp) / db.name
-        for suffix in ("", "-journal", "-wal"):
-            src = db.with_name(db.name + suffix)
-            if src.is_file():
-                shutil.copyfile(src, copy.with_name(copy.name + suffix))
-        try:
-            # A writable connection on the copy, so SQLite rolls the journal back there.
-            conn = sqlite3.connect(copy)
-            try:
-                return read(conn)
-            finally:
-                conn.close()
-        except sqlite3.DatabaseError as exc:
-            raise ZoteroUnavailable(f"cannot read {db}: {exc}",
-                                    "close Zotero and retry; if it persists, check the "
-                                    "file with Zotero's Check Database Integrity") from None
-
-
-def _table(conn: sqlite3.Connection, *names: str) -> str:
-    """The first of ``names`` that exists (Zotero 5.0.x lacks the *Combined tables)."""
-    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    for n in names:
-        if n in have:
-            return n
-    return ""
 
 
 def _split_date(value: str) -> tuple[str, int | None]:
@@ -298,45 +235,3 @@ class SqliteReader(ZoteroReader):
                                  "(Zotero: Settings → Advanced → Files and Folders)")
         raise SourceNotFound(f"attachment file missing: {att.path}",
                              "let Zotero sync/download the file, or relink it in Zotero")
-
-
-def read_bbt_citekeys(db: Path) -> BbtKeys:
-    """Citekeys from ``better-bibtex.sqlite``: table ``citationkey`` (BBT 6+), or the older
-    ``"better-bibtex"`` table whose ``better-bibtex.citekey`` row holds LokiJS JSON."""
-
-    def read(conn: sqlite3.Connection) -> BbtKeys:
-        keys = BbtKeys()
-        if _table(conn, "citationkey"):
-            for item_id, item_key, lib_id, citekey in conn.execute(
-                    "SELECT itemID, itemKey, libraryID, citationKey FROM citationkey"):
-                if citekey:
-                    keys.by_key[(lib_id, item_key)] = citekey
-                    keys.by_id[item_id] = citekey
-        elif _table(conn, "better-bibtex"):
-            row = conn.execute("SELECT data FROM \"better-bibtex\" "
-                               "WHERE name = 'better-bibtex.citekey'").fetchone()
-            for rec in _loki_records(row[0] if row else None):
-                citekey = rec.get("citekey") or rec.get("citationKey")
-                if not citekey:
-                    continue
-                if rec.get("itemKey"):
-                    keys.by_key[(rec.get("libraryID"), rec["itemKey"])] = citekey
-                if isinstance(rec.get("itemID"), int):
-                    keys.by_id[rec["itemID"]] = citekey
-        return keys
-
-    return read_database(db, read)
-
-
-def _loki_records(data: Any) -> list[dict[str, Any]]:
-    """The documents of a LokiJS collection dump (``{"data": [...]}``)."""
-    if isinstance(data, bytes):
-        data = data.decode("utf-8", "replace")
-    if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except ValueError:
-            return []
-    if isinstance(data, dict):
-        data = data.get("data", [])
-    return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []

@@ -1,0 +1,86 @@
+"""What an ingest did: one :class:`FileResult` per document, an :class:`IngestReport` per
+run, and the audit log (one JSON line per document, under ``<data>/audit/``) that every
+ingest writes, whoever started it (CLI, MCP job, evaluation)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Status = Literal["indexed", "replaced", "skipped", "failed", "removed"]
+
+
+@dataclass
+class FileResult:
+    path: str
+    status: Status
+    doc_id: str | None = None
+    pages: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    error: dict[str, str] | None = None
+    note: str = ""
+
+
+@dataclass
+class IngestReport:
+    project: str
+    source: str = ""
+    files: list[FileResult] = field(default_factory=list)
+    seconds: float = 0.0
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    items_without_pdf: list[dict[str, Any]] = field(default_factory=list)
+    audit_log: str | None = None
+
+    def count(self, status: Status) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def outcome(self) -> Literal["ok", "partial", "failed"]:
+        failed = self.count("failed")
+        if not failed or not self.files:
+            return "ok"
+        return "failed" if failed == len(self.files) else "partial"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "source": self.source,
+            "outcome": self.outcome,
+            "indexed": self.count("indexed") + self.count("replaced"),
+            "replaced": self.count("replaced"),
+            "removed": self.count("removed"),
+            "skipped": self.count("skipped"),
+            "failed": self.count("failed"),
+            "chunks": sum(f.chunks for f in self.files),
+            "pages": sum(f.pages for f in self.files),
+            "seconds": round(self.seconds, 3),
+            "files": [asdict(f) for f in self.files],
+            "warnings": self.warnings,
+            "items_without_pdf": self.items_without_pdf,
+            "audit_log": self.audit_log,
+        }
+
+
+def write_audit(data_dir: Path, report: IngestReport, started_by: str) -> Path:
+    """One JSON line per document of this run: what was done to it, its id, chunks, time,
+    error and notes; then the run's warnings. Kept under ``<data>/audit/`` so a researcher
+    can see what every run did."""
+    audit_dir = data_dir / "audit"
+    audit_dir.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    path = audit_dir / f"{report.project}-{stamp}-{time.time_ns() % 1_000_000:06d}.jsonl"
+    with path.open("a", encoding="utf-8") as f:
+        for r in report.files:
+            f.write(json.dumps({"file": r.path, "status": r.status, "doc_id": r.doc_id,
+                                "chunks": r.chunks, "pages": r.pages, "seconds": r.seconds,
+                                "error": r.error, "warnings": [r.note] if r.note else [],
+                                "source": report.source, "started_by": started_by},
+                               ensure_ascii=False) + "\n")
+        for w in report.warnings:
+            f.write(json.dumps({"warning": w}, ensure_ascii=False) + "\n")
+    report.audit_log = str(path)
+    return path

@@ -1,0 +1,404 @@
+"""The application object: loaded models, open indexes and catalogs, the conversion worker
+and cache — and the operations the CLI and the MCP server call, each a few lines over the
+pipeline (``pipeline.py``), the searches (``search.py``) and the library (``library.py``).
+
+Heavy imports (Docling, onnxruntime) happen inside the methods that need them, so a query
+never loads Docling.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..catalog import Catalog
+from ..config import ProjectConfig, Settings
+from ..errors import CiteLoomError, ConfigError
+from ..index import (
+    BACKENDS,
+    Fusion,
+    Index,
+    IndexParams,
+    Mode,
+    ModelLock,
+    SearchFilter,
+    Store,
+    make_store,
+)
+from ..models import dense_spec, use_offline_runtime
+from ..payload import Passage, external_metadata
+from ..report import IngestReport
+from ..sources import CatalogSource, FileSource, Source, TextDoc, TextSource, ZoteroSource
+from . import library, search
+from .executor import Executor, InProcess
+from .pipeline import Pipeline, ProgressFn
+from .search import QueryResult
+
+if TYPE_CHECKING:
+    from docling_core.types.doc import DoclingDocument
+
+    from ..chunk import Chunker
+    from ..embed import DenseEmbedder, SparseEmbedder
+    from ..worker import ConversionWorker
+
+
+class CiteLoom:
+    """Ingest and query projects; holds loaded models and open indexes for the process.
+
+    Thread-safe for the MCP server's use: queries may run while an ingest job writes, and a
+    reindex swaps generations under ``_swap`` so a query sees the old or the new, never
+    neither."""
+
+    def __init__(self, settings: Settings, *, index_wait_s: float = 0.0,
+                 started_by: str = "api") -> None:
+        """``index_wait_s``: how long to wait for an index another process has open (the
+        CLI waits out the MCP server's ``release_idle_s``; the server does not).
+        ``started_by`` names the caller in the audit log (cli, mcp, eval)."""
+        self.settings = settings
+        self.index_wait_s = index_wait_s
+        self.started_by = started_by
+        use_offline_runtime(settings.models_dir)
+        self._dense: dict[str, DenseEmbedder] = {}
+        self._sparse: SparseEmbedder | None = None
+        self._chunkers: dict[tuple[str, int], Chunker] = {}
+        self._workers: dict[Any, ConversionWorker] = {}
+        self._stores: dict[str, Store] = {}
+        self._indexes: dict[str, Index] = {}
+        self._used: dict[str, float] = {}  # project -> monotonic time of its last index use
+        self._unoptimized: set[str] = set()  # projects written to without optimize()
+        self._catalogs: dict[str, Catalog] = {}
+        self._zotero: Any = None
+        self._swap = threading.RLock()
+        self._load = threading.Lock()
+
+    # -- models (loaded on first use) ---------------------------------------------------
+    def dense(self, model_id: str) -> DenseEmbedder:
+        with self._load:
+            if model_id not in self._dense:
+                from ..embed import DenseEmbedder
+
+                self._dense[model_id] = DenseEmbedder(self.settings.models_dir, model_id,
+                                                      threads=self.settings.threads)
+            return self._dense[model_id]
+
+    def sparse(self) -> SparseEmbedder:
+        with self._load:
+            if self._sparse is None:
+                from ..embed import SparseEmbedder
+
+                self._sparse = SparseEmbedder()
+            return self._sparse
+
+    def chunker(self, project: ProjectConfig) -> Chunker:
+        key = (project.dense_model, project.chunk_max_tokens)
+        with self._load:
+            if key not in self._chunkers:
+                from ..chunk import Chunker
+                from ..embed import load_tokenizer
+
+                tok = load_tokenizer(self.settings.models_dir, project.dense_model)
+                self._chunkers[key] = Chunker(tok, self.model_lock(project).chunk_max_tokens)
+            return self._chunkers[key]
+
+    def worker(self, project: ProjectConfig,
+               ocr_languages: list[str] | None = None) -> ConversionWorker:
+        """The conversion worker process for these settings (started on first use; one
+        alive at a time, since each holds Docling and the layout model in memory)."""
+        from ..models import layout_model_path
+        from ..worker import ConversionWorker, ConvertOptions
+
+        opts = ConvertOptions(
+            ocr=project.ocr, ocr_languages=tuple(ocr_languages or project.ocr_languages),
+            layout_model_path=str(layout_model_path(self.settings.models_dir)),
+            threads=self.settings.threads,
+            pdf_password=project.pdf_password.get_secret_value()
+            if project.pdf_password else None)
+        with self._load:
+            worker = self._workers.get(opts)
+            if worker is None:
+                for other in self._workers.values():
+                    other.stop()
+                self._workers.clear()
+                worker = self._workers[opts] = ConversionWorker(opts, project.conversion_timeout_s)
+            worker.timeout_s = project.conversion_timeout_s
+            return worker
+
+    @staticmethod
+    def model_lock(project: ProjectConfig) -> ModelLock:
+        """What the project's index is bound to; the chunk size is capped by the window."""
+        spec = dense_spec(project.dense_model)
+        return ModelLock(project.dense_model, spec.dim, project.sparse_model,
+                         min(project.chunk_max_tokens, spec.window))
+
+    @staticmethod
+    def index_params(project: ProjectConfig) -> IndexParams:
+        return IndexParams(project.hnsw_m, project.hnsw_ef_construct, project.quantization)
+
+    # -- stores, indexes, catalogs ---------------------------------------------------------
+    def store(self, project: ProjectConfig) -> Store:
+        return self._store(project.backend)
+
+    def _store(self, backend: str) -> Store:
+        if backend not in self._stores:
+            key = self.settings.qdrant_api_key
+            self._stores[backend] = make_store(
+                backend, self.settings.index_dir, self.settings.qdrant_url,
+                key.get_secret_value() if key else None, self.index_wait_s)
+        return self._stores[backend]
+
+    def stored_projects(self) -> list[str]:
+        """Projects with an index in any backend this configuration can reach."""
+        names: set[str] = set()
+        for backend in BACKENDS:
+            try:
+                names |= set(self._store(backend).projects())
+            except ConfigError:
+                continue  # a backend that is not configured here
+        return sorted(names)
+
+    def index(self, name: str, *, create: bool = False) -> Index:
+        with self._swap:
+            if name not in self._indexes:
+                project = self.settings.project(name, create=True)
+                self._indexes[name] = self.store(project).open(name, create=create)
+            self._used[name] = time.monotonic()
+            return self._indexes[name]
+
+    def release_idle(self, idle_s: float, busy: set[str] | frozenset[str] = frozenset()
+                     ) -> list[str]:
+        """Close the exclusive (Edge) indexes nobody used for ``idle_s`` seconds (except
+        ``busy`` projects), so that another process — a CLI ingest while the MCP server
+        runs — can open them; one written to without optimizing is optimized first
+        (queries wait meanwhile, but nobody has asked for ``idle_s``). A released index
+        reopens on its next use. Returns the released names."""
+        released = []
+        with self._swap:
+            now = time.monotonic()
+            for name, idx in list(self._indexes.items()):
+                if (name in busy or now - self._used.get(name, now) < idle_s
+                        or not idx.exclusive):
+                    continue
+                if name in self._unoptimized:
+                    idx.optimize()
+                    self._unoptimized.discard(name)
+                idx.close()
+                del self._indexes[name]
+                released.append(name)
+        return released
+
+    def remove_project(self, name: str) -> None:
+        """Delete a project's index (every generation) and catalog."""
+        import shutil
+
+        project = self.settings.project(name, create=True)
+        with self._swap:
+            idx = self._indexes.pop(name, None)
+            if idx is not None:
+                idx.close()
+            cat = self._catalogs.pop(name, None)
+            if cat is not None:
+                cat.close()
+            self.store(project).delete_project(name)
+            shutil.rmtree(self.settings.index_dir / name, ignore_errors=True)
+
+    def catalog(self, name: str) -> Catalog:
+        if name not in self._catalogs:
+            self._catalogs[name] = Catalog(self.settings.index_dir / name / "catalog.sqlite")
+        return self._catalogs[name]
+
+    def close(self) -> None:
+        with self._swap:
+            for idx in self._indexes.values():
+                idx.close()
+            self._indexes.clear()
+            for cat in self._catalogs.values():
+                cat.close()
+            self._catalogs.clear()
+            for store in self._stores.values():
+                store.close()
+            self._stores.clear()
+        for worker in self._workers.values():
+            worker.stop()
+        self._workers.clear()
+
+    # -- conversion cache ----------------------------------------------------------------
+    def _cache_path(self, content_hash: str, project: ProjectConfig) -> Path:
+        """Where a conversion of this content under this project's settings is kept. Keyed
+        by content, plus the settings that decide what text a conversion can find at all:
+        OCR off (a scan converted without OCR must not serve a project that OCRs) and the
+        PDF password (an encrypted PDF's text must not reach a project without it). OCR
+        languages are not in the key, so a reindex after a language change converts
+        nothing (delete the cache folder to reconvert, as docs/DECISIONS.md says)."""
+        key = content_hash
+        if not project.ocr:
+            key += "-noocr"
+        if project.pdf_password:
+            secret = project.pdf_password.get_secret_value().encode()
+            key += "-pw" + hashlib.sha256(b"citeloom-pdf-password\0" + secret).hexdigest()[:16]
+        return self.settings.data_dir / "cache" / "conversions" / f"{key}.json.gz"
+
+    def convert(self, path: Path, project: ProjectConfig, content_hash: str,
+                ocr_languages: list[str] | None = None) -> DoclingDocument:
+        """The converted document, from the cache when this content was converted before."""
+        from docling_core.types.doc import DoclingDocument
+
+        cached = self._cache_path(content_hash, project)
+        if cached.is_file():
+            try:
+                return DoclingDocument.model_validate_json(gzip.decompress(cached.read_bytes()))
+            except Exception:
+                cached.unlink(missing_ok=True)  # a damaged cache entry is just re-made
+        # In a worker process, with a deadline.
+        data = self.worker(project, ocr_languages).convert(path)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, cached)
+        return DoclingDocument.model_validate_json(gzip.decompress(data))
+
+    def check_writable(self, project_name: str) -> None:
+        """Raise EmbeddingMismatch now if an ingest into this project would be refused."""
+        project = self.settings.project(project_name, create=True)
+        try:
+            index = self.index(project.name)
+        except CiteLoomError as exc:
+            if exc.code == "INVALID_PROJECT":
+                return  # a new project: the first ingest creates it
+            raise
+        index.check_lock(self.model_lock(project))
+
+    # -- ingest: every source through the one pipeline -------------------------------------
+    def executor(self) -> Executor:
+        return InProcess(self)
+
+    def run(self, source: Source, project_name: str | None, *,
+            progress: ProgressFn | None = None, optimize: bool = True) -> IngestReport:
+        """Ingest ``source`` into a project (created on first write)."""
+        project = self.settings.project(project_name, create=True)
+        index = self.index(project.name, create=True)
+        index.ensure(self.model_lock(project), self.index_params(project))
+        pipeline = Pipeline(self, project, index, self.catalog(project.name), self.executor())
+        return pipeline.run(source, progress=progress, optimize=optimize,
+                            started_by=self.started_by)
+
+    def ingest(self, paths: list[Path], project_name: str | None,
+               progress: ProgressFn | None = None, prune: bool = False,
+               optimize: bool = True) -> IngestReport:
+        """Files and folders. ``optimize=False`` leaves Edge's optimize() (which holds the
+        GIL) to :meth:`release_idle`, for the MCP server's jobs."""
+        return self.run(FileSource(paths, prune=prune, matcher_for=self.zotero_matcher),
+                        project_name, progress=progress, optimize=optimize)
+
+    def ingest_zotero(self, project_name: str | None, collection: str | None, *,
+                      include_subcollections: bool = False, tags_include: list[str] | None = None,
+                      tags_exclude: list[str] | None = None,
+                      progress: ProgressFn | None = None, optimize: bool = True
+                      ) -> IngestReport:
+        """The PDF attachments of a Zotero collection (name, path or key; None for the
+        whole library)."""
+        source = ZoteroSource(self.zotero_reader(), collection,
+                              downloads=self.settings.data_dir / "cache" / "zotero-files",
+                              include_subcollections=include_subcollections,
+                              tags_include=tags_include, tags_exclude=tags_exclude)
+        return self.run(source, project_name, progress=progress, optimize=optimize)
+
+    def index_texts(self, project_name: str, docs: list[TextDoc],
+                    progress: ProgressFn | None = None) -> IngestReport:
+        """Plain-text documents (no file, no conversion); used by the evaluation."""
+        return self.run(TextSource(docs), project_name, progress=progress)
+
+    def reindex(self, project_name: str | None, progress: ProgressFn | None = None
+                ) -> IngestReport:
+        """Rebuild a project's index with its configured models and chunking, from the
+        cached conversions, in a new generation; swap it in when complete. Queries keep
+        answering from the old generation until then."""
+        project = self.settings.project(project_name, create=True)
+        store = self.store(project)
+        old = self.index(project.name)
+        catalog = self.catalog(project.name)
+        new = store.new_generation(project.name)
+        new.ensure(self.model_lock(project), self.index_params(project))
+
+        def meta_of(doc_id: str) -> dict[str, Any] | None:
+            first = next(iter(old.scroll(doc_id, batch=1)), None)
+            return external_metadata(first.payload) if first else None
+
+        source = CatalogSource(catalog.all(), lambda h: self._cache_path(h, project).is_file(),
+                               meta_of)
+        pipeline = Pipeline(self, project, new, catalog, self.executor(), catalog_writes=False)
+        try:
+            report = pipeline.run(source, progress=progress, optimize=True,
+                                  started_by=self.started_by)
+        except BaseException:
+            store.drop(project.name, new)
+            raise
+        with self._swap:
+            store.promote(project.name, new)
+            self._indexes[project.name] = new
+            old.close()
+        kept = {r.doc_id for r in pipeline.records}
+        for rec in pipeline.records:
+            catalog.put(rec)
+        for rec in source.records:
+            if rec.doc_id not in kept:
+                catalog.delete(rec.doc_id)
+        return report
+
+    def optimize(self, project_name: str | None) -> float:
+        """Merge and index the project's segments now; returns the seconds it took."""
+        project = self.settings.project(project_name, create=True)
+        started = time.perf_counter()
+        with self._swap:
+            self.index(project.name).optimize()
+            self._unoptimized.discard(project.name)
+        return time.perf_counter() - started
+
+    # -- zotero ---------------------------------------------------------------------------
+    def zotero_reader(self) -> Any:
+        """The Zotero library the settings name (see docs/ZOTERO.md)."""
+        if self._zotero is None:
+            self._zotero = self.settings.zotero.reader()
+        return self._zotero
+
+    def zotero_matcher(self, report: IngestReport) -> Any:
+        """An ItemMatcher over the configured library, or None (no Zotero configured, or
+        unreachable: then a warning, and files are indexed from their own metadata)."""
+        if not self.settings.zotero.configured:
+            return None
+        from ..zotero import ItemMatcher
+
+        try:
+            return ItemMatcher(list(self.zotero_reader().items()))
+        except CiteLoomError as exc:
+            report.warnings.append(exc.to_dict())
+            return None
+
+    # -- queries and the library ----------------------------------------------------------
+    def query(self, project_name: str | None, text: str, *, mode: Mode = "hybrid",
+              top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+              group_by_doc: bool = False, include_references: bool = False,
+              max_chars: int = 600) -> QueryResult:
+        return search.query(self, project_name, text, mode=mode, top_k=top_k, fusion=fusion,
+                            flt=flt, group_by_doc=group_by_doc,
+                            include_references=include_references, max_chars=max_chars)
+
+    def similar(self, project_name: str | None, chunk_ids: list[str],
+                negative_ids: list[str] | None = None, top_k: int = 10,
+                flt: SearchFilter | None = None, max_chars: int = 600) -> list[Passage]:
+        return search.similar(self, project_name, chunk_ids, negative_ids, top_k, flt,
+                              max_chars)
+
+    def list_projects(self) -> list[dict[str, Any]]:
+        return library.list_projects(self)
+
+    def inspect(self, project_name: str | None, sample: int = 3) -> dict[str, Any]:
+        return library.inspect(self, project_name, sample)
+
+    def cite(self, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bibtex",
+             project_name: str | None = None) -> str:
+        return library.cite(self, citekeys, fmt, project_name)

@@ -1,0 +1,139 @@
+"""Executors: where the heavy part of an ingest runs — convert, restructure, chunk, embed.
+
+The pipeline hands an executor a stream of :class:`Job` (and results already decided, which
+pass straight through) and gets back, per job, a :class:`Prepared` document or the error
+that stopped it. :class:`InProcess` runs each job here, one after the other, with the
+service's own conversion worker and models. Another executor (a pool of worker processes,
+a cluster) is one more :class:`Executor` subclass: jobs and results are plain data.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CiteLoomError, ConversionFailed, InvalidInput
+from ..report import FileResult
+from ..sources import Unit
+
+if TYPE_CHECKING:
+    from docling_core.types.doc import DoclingDocument
+
+    from ..chunk import Chunk
+    from ..config import ProjectConfig
+
+
+@dataclass
+class Job:
+    """A unit the pipeline decided to (re)index, with its identity."""
+
+    unit: Unit
+    doc_id: str
+    content_hash: str
+    size: int = 0
+    mtime_ns: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+
+@dataclass
+class Prepared:
+    """A document ready to write: its chunks and their vectors."""
+
+    chunks: list[Chunk]
+    dense: Any  # one dense vector per chunk (numpy rows)
+    sparse: list[Any]  # one embed.Sparse per chunk
+    title: str
+    pages: int
+    first_pages: str  # text of pages 1-2, to match a file to a Zotero item
+
+
+Outcome = tuple[Job, Prepared | CiteLoomError]
+
+
+class Executor(ABC):
+    @abstractmethod
+    def run(self, work: Iterable[Job | FileResult], project: ProjectConfig
+            ) -> Iterator[Outcome | FileResult]:
+        """Prepare every job of ``work``; pass the ready results through, in order where
+        the executor can keep it."""
+
+
+class InProcess(Executor):
+    """Each job in this process, in order (the conversion itself runs in the service's
+    worker process, with its timeout)."""
+
+    def __init__(self, resources: Any) -> None:
+        self.resources = resources  # convert(), chunker(), dense(), sparse(): the service
+
+    def run(self, work: Iterable[Job | FileResult], project: ProjectConfig
+            ) -> Iterator[Outcome | FileResult]:
+        for job in work:
+            if isinstance(job, FileResult):
+                yield job
+                continue
+            try:
+                yield job, prepare(job, project, self.resources)
+            except CiteLoomError as exc:
+                yield job, exc
+            except Exception as exc:  # one bad file must never stop the batch
+                name = job.unit.path.name if job.unit.path else job.unit.label
+                yield job, ConversionFailed(f"{name}: {type(exc).__name__}: {exc}")
+
+
+def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
+    """Convert (or take the text of) one unit, chunk it and embed the chunks."""
+    unit = job.unit
+    if unit.text is not None:
+        doc = text_document(job.doc_id, unit.title, unit.text)
+        chunks = res.chunker(project).chunk(doc)
+        title, first_pages = unit.title, ""
+    else:
+        assert unit.path is not None
+        doc = res.convert(unit.path, project, job.content_hash, unit.ocr_languages)
+        chunks, title, doc = chunk_document(res, doc, unit.path, project)
+        first_pages = "\n".join(
+            getattr(item, "text", "") for item, _ in doc.iterate_items()
+            if any(p.page_no <= 2 for p in getattr(item, "prov", [])))
+    if not chunks:
+        raise InvalidInput(f"{unit.path.name if unit.path else unit.label}: no text found",
+                           "the file may be empty, or scanned with OCR disabled")
+    texts = [c.embed_text for c in chunks]
+    dense = res.dense(project.dense_model).embed(texts)
+    if project.sparse_model != "none":
+        sparse = res.sparse().embed(texts)
+    else:
+        from ..embed import Sparse
+
+        sparse = [Sparse([], []) for _ in texts]
+    pages = doc.num_pages() if unit.text is None else 0
+    return Prepared(chunks, dense, sparse, title, pages, first_pages)
+
+
+def text_document(name: str, title: str, text: str) -> DoclingDocument:
+    """A one-section document: the title as its heading, the text as one paragraph."""
+    from docling_core.types.doc import DocItemLabel, DoclingDocument
+
+    doc = DoclingDocument(name=name)
+    if title:
+        doc.add_heading(text=title, level=1)
+    doc.add_text(label=DocItemLabel.TEXT, text=text)
+    return doc
+
+
+def chunk_document(res: Any, doc: DoclingDocument, path: Any, project: ProjectConfig
+                   ) -> tuple[list[Chunk], str, DoclingDocument]:
+    """Heading levels, title, normalised text (``structure.restructure``, applied to the
+    cached conversion so rule changes need no reconversion), then chunks and the title."""
+    from ..chunk import document_title, pdf_metadata_title
+    from ..headings import find_title
+    from ..structure import restructure
+
+    pdf = path if path.suffix.lower() == ".pdf" and path.is_file() else None
+    password = project.pdf_password.get_secret_value() if project.pdf_password else None
+    doc = restructure(doc, pdf_path=pdf, password=password)
+    chunks = res.chunker(project).chunk(doc)
+    title = find_title(doc) or document_title(doc, path.stem, pdf_metadata_title(path))
+    return chunks, title, doc

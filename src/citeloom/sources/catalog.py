@@ -1,0 +1,42 @@
+"""A project's own catalog, for ``reindex``: every indexed document again, from its cached
+conversion (or its file, if unchanged), into a new generation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..catalog import DocRecord
+from ..errors import SourceNotFound
+from ..models import sha256_file
+from ..report import FileResult
+from .base import Context, Source, Unit
+
+
+class CatalogSource(Source):
+    name = "reindex"
+
+    def __init__(self, records: list[DocRecord], cached: Callable[[str], bool],
+                 meta_of: Callable[[str], dict[str, Any] | None]) -> None:
+        self.records = records
+        self.cached = cached  # is a conversion of this content hash in the cache?
+        self.meta_of = meta_of  # the document's stored metadata (Zotero's), or None
+
+    def plan(self, ctx: Context) -> int:
+        return len(self.records)
+
+    def units(self, ctx: Context) -> Iterator[Unit | FileResult]:
+        for rec in self.records:
+            path = Path(rec.source_path)
+            if not self.cached(rec.content_hash) and (
+                    not path.is_file() or sha256_file(path) != rec.content_hash):
+                err = SourceNotFound(f"{path} is gone or changed, and its conversion is not "
+                                     "cached", "re-ingest it after the reindex")
+                yield FileResult(rec.source_path, "failed", doc_id=rec.doc_id,
+                                 error=err.to_dict())
+                continue
+            yield Unit(label=rec.source_path, path=path, doc_id=rec.doc_id,
+                       content_hash=rec.content_hash, skip_unchanged=False,
+                       meta=self.meta_of(rec.doc_id), zotero_version=rec.zotero_version,
+                       size=rec.size, mtime_ns=rec.mtime_ns)
