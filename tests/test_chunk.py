@@ -7,6 +7,7 @@ import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 
 from citeloom.chunk import Chunker, document_title, token_count
+from citeloom.headings import section_kind
 
 from .conftest import CORPUS, FIXTURE_PDFS
 
@@ -40,6 +41,25 @@ def _synthetic(heading: str, paragraph: str) -> DoclingDocument:
     doc.add_heading(text=heading, level=1)
     doc.add_text(label=DocItemLabel.TEXT, text=paragraph)
     return doc
+
+
+@pytest.mark.parametrize(("heading", "is_references"), [
+    ("Quellen", True),
+    ("Referencias", True),
+    ("7. References", True),
+    ("Bibliografía", True),
+    ("[References]", True),
+    ("Reference frames", False),
+    ("Methods", False),
+])
+def test_reference_chunks_and_section_kind_agree(chunker: Chunker, heading: str,
+                                                 is_references: bool) -> None:
+    """One rule for a reference-list heading: the chunk's "reference" label and the
+    heading's section kind come from the same definition (headings.REFERENCES_RE)."""
+    chunks = chunker.chunk(_synthetic(heading, "Smith J (2020) A study of things. J Things."))
+    assert chunks and all(c.heading_chain == [heading] for c in chunks)
+    assert all(("reference" in c.item_labels) is is_references for c in chunks)
+    assert (section_kind(heading) == "references") is is_references
 
 
 def test_oversized_paragraph_and_long_heading_are_split(chunker: Chunker, tokenizer) -> None:

@@ -88,7 +88,8 @@ def test_rotated_page_reads_like_the_upright_one(converted) -> None:
 def test_orientation_is_detected_only_when_needed(converter, monkeypatch) -> None:
     """The speed-up: an upright portrait scan reads well at once and costs one Tesseract
     run, not OSD + OCR; a landscape scan (likely sideways) gets OSD first, once."""
-    from citeloom.convert import CiteloomTesseractOcrModel, convert_file
+    from citeloom.convert import convert_file
+    from citeloom.ocr import CiteloomTesseractOcrModel
 
     calls: list[str] = []
     real = CiteloomTesseractOcrModel._perform_osd

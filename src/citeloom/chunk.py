@@ -19,19 +19,14 @@ from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from pydantic import ConfigDict
 
+from citeloom.headings import section_kind
+
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
     from tokenizers import Tokenizer
 
 SECTION_SEP = " > "
 SPECIAL_TOKENS = 2  # [CLS] ... [SEP]
-# A reference list under any of these headings is labelled "reference", so searches can
-# leave bibliographies out (they match every topic the paper cites).
-REFERENCES_HEADING = re.compile(
-    r"^\W*(\d+\.?\s*)?(references?|bibliography|literature( cited)?|works cited|"
-    r"cited literature|literaturverzeichnis|literatur|références|bibliographie)\W*$",
-    re.IGNORECASE,
-)
 
 
 class WordPieceCounter(BaseTokenizer):
@@ -95,7 +90,9 @@ class Chunker:
             headings = [h.strip() for h in (raw.meta.headings or []) if h.strip()]
             pages = sorted({p.page_no for item in raw.meta.doc_items for p in item.prov})
             labels = {str(item.label.value) for item in raw.meta.doc_items}
-            if any(REFERENCES_HEADING.match(h) for h in headings):
+            # A reference list is labelled "reference", so searches can leave bibliographies
+            # out (they match every topic the paper cites).
+            if any(section_kind(h) == "references" for h in headings):
                 labels.add("reference")
             embed_text = self._hybrid.contextualize(chunk=raw)
             for piece_text, piece_embed in self._fit(text, headings, embed_text):

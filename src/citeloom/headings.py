@@ -34,10 +34,14 @@ BARE_LETTER_RE = re.compile(r"^([A-H])\s+([A-Z].*)$")
 ABSTRACT_RE = re.compile(
     r"^(abstract|executive summary|zusammenfassung|kurzfassung|r[ée]sum[ée]|resumen|"
     r"sommario|samenvatting)$", re.I)
+# The one test for a reference-list heading: section kind "references" here, and the
+# chunker's "reference" label (searches can leave bibliographies out). A section number
+# ("7. References") and punctuation around the name ("[References]", "References:") are fine.
 REFERENCES_RE = re.compile(
-    r"^(references?|bibliography|literature( cited)?|works cited|cited literature|"
-    r"references and notes|reference list|literaturverzeichnis|literatur|quellen|"
-    r"r[ée]f[ée]rences( bibliographiques)?|bibliographie|referencias|bibliograf[ií]a)$", re.I)
+    r"^\W*(\d+\.?\s*)?(references?|bibliography|literature( cited)?|works cited|"
+    r"cited literature|references and notes|reference list|literaturverzeichnis|literatur|"
+    r"quellen|r[ée]f[ée]rences( bibliographiques)?|bibliographie|referencias|"
+    r"bibliograf[ií]a)\W*$", re.I)
 APPENDIX_RE = re.compile(
     r"^(appendix|appendices|annex|anhang|supplementary( online)? (material|materials|"
     r"information|data)|supporting information|online supplement)\b", re.I)

@@ -92,8 +92,8 @@ def _models(settings: Settings) -> list[Check]:
 def _tesseract(settings: Settings) -> Check:
     """Tesseract and the language data of every project that OCRs, mapped as the converter
     maps them (``iso:fr`` is ``fra``)."""
-    from .convert import _tesseract_code, check_ocr_languages
     from .errors import OcrUnavailable
+    from .ocr import _tesseract_code, check_ocr_languages
 
     wanted = sorted({lang for p in settings.projects.values() if p.ocr
                      for lang in p.ocr_languages} or {"eng", "deu"})
