@@ -20,12 +20,13 @@ from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from pydantic import ConfigDict
 
 from citeloom.headings import section_kind
+from citeloom.models import chunk_limit
+from citeloom.payload import SECTION_SEP
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
     from tokenizers import Tokenizer
 
-SECTION_SEP = " > "
 SPECIAL_TOKENS = 2  # [CLS] ... [SEP]
 
 
@@ -77,7 +78,7 @@ class Chunker:
 
     def __init__(self, tokenizer: Tokenizer, window: int, max_tokens: int | None = None) -> None:
         self.tokenizer = tokenizer
-        self.limit = min(max_tokens or window, window)
+        self.limit = chunk_limit(window, max_tokens)
         counter = WordPieceCounter(tokenizer=tokenizer, max_tokens=self.limit - SPECIAL_TOKENS)
         self._hybrid = HybridChunker(tokenizer=counter, merge_peers=True)
 

@@ -1,6 +1,6 @@
 """Document conversion with Docling, fully offline and without torch.
 
-* PDF and images run Docling's standard page pipeline (:mod:`citeloom.pipeline`) with our
+* PDF and images run Docling's standard page pipeline (:mod:`citeloom.pdfpipeline`) with our
   ONNX layout engine (:mod:`citeloom.layout`) instead of the hub-hosted default, Tesseract
   CLI for OCR (:mod:`citeloom.ocr`, with a cheaper region policy on born-digital pages),
   and no table-structure model (a table comes out as a table item whose text sits in
@@ -44,7 +44,7 @@ from citeloom.errors import UnreadableInput
 from citeloom.layout import register_layout_engine
 from citeloom.ocr import DEFAULT_OCR_LANGS, check_ocr_languages, register_ocr_engine
 from citeloom.pdfcheck import pdf_open_problem, pdf_problem
-from citeloom.pipeline import CiteloomPdfPipeline, build_pdf_pipeline_options
+from citeloom.pdfpipeline import CiteloomPdfPipeline, build_pdf_pipeline_options
 
 #: Declarative formats -> Python modules their Docling backend imports lazily.
 #: A format is only enabled when all of them are importable. Docling-slim

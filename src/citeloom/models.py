@@ -79,6 +79,11 @@ def dense_spec(model_id: str) -> DenseSpec:
         ) from None
 
 
+def chunk_limit(window: int, max_tokens: int | None = None) -> int:
+    """Tokens a chunk may have: the configured size, never more than the model reads."""
+    return min(max_tokens or window, window)
+
+
 def dense_dir(models_dir: Path, model_id: str) -> Path:
     return models_dir / "dense" / dense_spec(model_id).folder
 

@@ -8,7 +8,7 @@ puts it on Docling's OCR factory. Also here: the OCR language checks
 images Tesseract reads (:func:`ocr_tmpdir`).
 
 The "auto"/RapidOCR path calls ``decide_device()``, which imports torch, so the pipeline
-selects Tesseract CLI explicitly (:func:`citeloom.pipeline.build_pdf_pipeline_options`).
+selects Tesseract CLI explicitly (:func:`citeloom.pdfpipeline.build_pdf_pipeline_options`).
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
     * Up to ``parallel_pages`` pages of a batch are OCRed at once.
     """
 
-    #: Set by :class:`~citeloom.pipeline.CiteloomPdfPipeline`: re-predicts the layout of a
+    #: Set by :class:`~citeloom.pdfpipeline.CiteloomPdfPipeline`: re-predicts the layout of a
     #: turned page.
     relayout: Callable[[Any, list[Any]], Sequence[LayoutPrediction]] | None = None
 

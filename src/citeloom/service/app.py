@@ -30,7 +30,7 @@ from ..index import (
     Store,
     make_store,
 )
-from ..models import dense_spec, use_offline_runtime
+from ..models import chunk_limit, dense_spec, use_offline_runtime
 from ..payload import Passage, external_metadata
 from ..report import IngestReport
 from ..sources import CatalogSource, FileSource, Source, TextDoc, TextSource, ZoteroSource
@@ -102,7 +102,8 @@ class CiteLoom:
                 from ..embed import load_tokenizer
 
                 tok = load_tokenizer(self.settings.models_dir, project.dense_model)
-                self._chunkers[key] = Chunker(tok, self.model_lock(project).chunk_max_tokens)
+                self._chunkers[key] = Chunker(tok, dense_spec(project.dense_model).window,
+                                              project.chunk_max_tokens)
             return self._chunkers[key]
 
     def worker(self, project: ProjectConfig,
@@ -133,7 +134,7 @@ class CiteLoom:
         """What the project's index is bound to; the chunk size is capped by the window."""
         spec = dense_spec(project.dense_model)
         return ModelLock(project.dense_model, spec.dim, project.sparse_model,
-                         min(project.chunk_max_tokens, spec.window))
+                         chunk_limit(spec.window, project.chunk_max_tokens))
 
     @staticmethod
     def index_params(project: ProjectConfig) -> IndexParams:
