@@ -19,6 +19,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from citeloom.config import ProjectConfig, Settings
+from citeloom.errors import CODES
 from citeloom.service import CiteLoom
 
 from .conftest import CORPUS, FIXTURE_PDFS, ROOT
@@ -175,6 +176,7 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
                 err = await error_of(c, tool, args)
                 seen.append(json.dumps(err))
                 assert err["code"] == code, (tool, args, err)
+                assert err["code"] in CODES  # declared in errors.py, with its hint
                 assert err["hint"] and err["correlation_id"]
                 assert "API_KEY" not in json.dumps(err)
             alive = (await c.call_tool("list_projects", {})).data
@@ -193,6 +195,23 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
     assert any(json.loads(line).get("code") == "PATH_NOT_ALLOWED" for line in lines)
     assert SECRET not in log_file.read_text()
     assert not any(SECRET in s for s in seen)
+
+
+def test_cli_json_and_mcp_answer_hits_alike(world: dict[str, Any]) -> None:
+    """One serialiser (payload.hit_json) for `citeloom query --json` and the MCP tools."""
+    question = "How often did retrievable vena cava filters migrate?"
+    out = subprocess.run([sys.executable, "-m", "citeloom.cli", "query", question, "-p", "lib",
+                          "-k", "3", "--json"], env=world["env"], cwd=world["root"],
+                         capture_output=True, text=True, timeout=120, check=True)
+    cli_hits = json.loads(out.stdout)["hits"]
+
+    async def scenario() -> list[dict[str, Any]]:
+        async with client(world) as c:
+            return (await c.call_tool("query_hybrid", {"project": "lib", "text": question,
+                                                       "top_k": 3})).data["hits"]
+
+    mcp_hits = run(scenario())
+    assert len(cli_hits) == 3 and cli_hits == mcp_hits
 
 
 def test_query_answers_while_ingest_job_runs_and_job_completes(world: dict[str, Any]) -> None:
@@ -223,6 +242,12 @@ def test_query_answers_while_ingest_job_runs_and_job_completes(world: dict[str, 
                     break
             assert answers >= 2 and status["state"] == "done", status
             assert status["report"]["indexed"] == 4 and status["report"]["failed"] == 0
+            # The service wrote the audit log, as for a CLI ingest.
+            audit = [json.loads(line) for line in
+                     Path(status["report"]["audit_log"]).read_text().splitlines()]
+            assert sorted(Path(a["file"]).name for a in audit) == sorted(
+                p.name for p in world["allowed"].glob("*.pdf"))
+            assert {(a["status"], a["started_by"]) for a in audit} == {("indexed", "mcp")}
             assert progress and max(progress) >= 1
             listed = (await c.call_tool("list_projects", {})).data
             assert any(j["job_id"] == job["job_id"] for j in listed["jobs"])

@@ -250,13 +250,14 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     with _service(settings) as app:
         if args.similar_to:
             hits = app.similar(args.project, args.similar_to, top_k=args.top_k,
-                               flt=_filter(args))
+                               flt=_filter(args), max_chars=settings.passage_chars)
             header = f"similar to {', '.join(args.similar_to)}"
             data: Any = [hit_json(h) for h in hits]
         else:
             result = app.query(args.project, args.text, mode=args.mode, top_k=args.top_k,
                                fusion=args.fusion, flt=_filter(args), group_by_doc=args.per_doc,
-                               include_references=args.include_references)
+                               include_references=args.include_references,
+                               max_chars=settings.passage_chars)
             hits = result.hits
             how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
             header = (f"{result.project} · {how} · {len(hits)} hits · "

@@ -169,7 +169,7 @@ class Settings(BaseModel):
     # ingest can open it); 0 keeps indexes open.
     release_idle_s: float = Field(30, ge=0, le=86_400)
     log_file: Path | None = None
-    zotero: ZoteroSettings = Field(default_factory=ZoteroSettings)
+    zotero: ZoteroSettings = Field(default_factory=ZoteroSettings.from_env)
     # SciFact for `citeloom eval scifact` (BEIR layout); looked for beside the config when unset.
     scifact_dir: Path | None = None
 

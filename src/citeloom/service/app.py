@@ -342,12 +342,7 @@ class CiteLoom:
             store.promote(project.name, new)
             self._indexes[project.name] = new
             old.close()
-        kept = {r.doc_id for r in pipeline.records}
-        for rec in pipeline.records:
-            catalog.put(rec)
-        for rec in source.records:
-            if rec.doc_id not in kept:
-                catalog.delete(rec.doc_id)
+        pipeline.commit_records(replacing=source.records)
         return report
 
     def optimize(self, project_name: str | None) -> float:

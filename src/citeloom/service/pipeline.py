@@ -76,6 +76,16 @@ class Pipeline:
         write_audit(self.app.settings.data_dir, report, started_by)
         return report
 
+    def commit_records(self, replacing: list[DocRecord]) -> None:
+        """After a ``catalog_writes=False`` run was promoted: its rows replace ``replacing``
+        (a document that failed to rebuild leaves the catalog, so the next ingest redoes it)."""
+        kept = {r.doc_id for r in self.records}
+        for rec in self.records:
+            self.catalog.put(rec)
+        for rec in replacing:
+            if rec.doc_id not in kept:
+                self.catalog.delete(rec.doc_id)
+
     def _emit(self, result: FileResult) -> None:
         self._report.files.append(result)
         if self._progress:
