@@ -19,6 +19,8 @@ FIXTURE_PDFS = ROOT / "fixtures" / "pdfs"
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
+# Commands open indexes in process unless a test asks for the library daemon.
+os.environ["CITELOOM_DAEMON"] = "off"
 
 
 class NetworkBlocked(RuntimeError):

@@ -94,6 +94,13 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--force", action="store_true", help="rebuild even if present")
     m.add_argument("--json", action="store_true")
 
+    dm = sub.add_parser("daemon", help="the library daemon that owns this data dir's "
+                        "indexes (started on demand by the other commands)")
+    dm.add_argument("action", nargs="?", choices=["run", "status", "stop"], default="status",
+                    help="run it in the foreground, show whether it runs (default), or "
+                    "stop it (after its running jobs)")
+    dm.add_argument("--json", action="store_true", help="print the status as JSON")
+
     sv = sub.add_parser("serve", help="run the MCP server (stdio for Claude Desktop)")
     sv.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     sv.add_argument("--host", default="127.0.0.1")
@@ -211,11 +218,18 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
 
 @contextlib.contextmanager
 def _service(settings: Any) -> Iterator[Any]:
-    """The service, closed after the command. It waits (with a message) for an index the
-    MCP server has open: the server lets go after ``release_idle_s`` without queries."""
-    from .service import CiteLoom
+    """The service, closed after the command: the library daemon's (started if none runs),
+    or with ``[daemon] enabled = false`` one in this process, which waits (with a message)
+    for an index another process has open (an in-process MCP server lets go of it after
+    ``release_idle_s`` without queries)."""
+    if settings.daemon:
+        from .daemon.client import RemoteCiteLoom
 
-    app = CiteLoom(settings, index_wait_s=settings.release_idle_s + 10, started_by="cli")
+        app: Any = RemoteCiteLoom(settings, started_by="cli")
+    else:
+        from .service import CiteLoom
+
+        app = CiteLoom(settings, index_wait_s=settings.release_idle_s + 10, started_by="cli")
     try:
         yield app
     finally:
@@ -318,7 +332,8 @@ def _cmd_optimize(args: argparse.Namespace, settings: Any) -> int:
     with _service(settings) as app:
         seconds = app.optimize(args.project)
         name = settings.project(args.project, create=True).name
-        print(f"{name}: optimized in {seconds:.1f}s ({app.index(name).count()} chunks)")
+        chunks = app.inspect(name, sample=0)["chunks"]
+        print(f"{name}: optimized in {seconds:.1f}s ({chunks} chunks)")
     return EXIT_OK
 
 
@@ -362,6 +377,35 @@ def _cmd_projects(args: argparse.Namespace, settings: Any) -> int:
     return EXIT_OK
 
 
+def _cmd_daemon(args: argparse.Namespace, settings: Any) -> int:
+    from .daemon.client import DaemonClient
+
+    if args.action == "run":
+        from .daemon.server import run_daemon
+        from .mcp_server import setup_logging
+
+        setup_logging(settings.log_file)
+        return run_daemon(settings)
+    client = DaemonClient(settings, spawn=False)
+    try:
+        health = client.health()
+        if args.action == "stop" and health:
+            import os
+            import signal
+
+            os.kill(int(health["pid"]), signal.SIGTERM)
+    finally:
+        client.close()
+    if args.json:
+        _print_json({"running": health is not None, **(health or {})})
+    elif health is None:
+        print(f"no daemon runs for {settings.data_dir}")
+    else:
+        print(f"daemon {health['pid']} serves {health['data_dir']}"
+              + (" (stopping after its running jobs)" if args.action == "stop" else ""))
+    return EXIT_OK
+
+
 def _cmd_serve(args: argparse.Namespace, settings: Any) -> int:
     from .mcp_server import serve
 
@@ -398,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
         handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
                    "projects": _cmd_projects, "reindex": _cmd_reindex,
                    "inspect": _cmd_inspect, "optimize": _cmd_optimize, "serve": _cmd_serve,
+                   "daemon": _cmd_daemon,
                    "cite": _cmd_cite, "eval": _cmd_eval,
                    "validate": _cmd_validate}[args.command]
         return handler(args, settings)

@@ -36,6 +36,8 @@ ENV_VARS = (
     "CITELOOM_THREADS",
     "CITELOOM_ALLOWED_ROOTS",
     "CITELOOM_LOG_FILE",
+    "CITELOOM_DAEMON",
+    "CITELOOM_DAEMON_IDLE_S",
     "QDRANT_URL",
     "QDRANT_API_KEY",
     "ZOTERO_DATA_DIR",
@@ -134,6 +136,11 @@ class ProjectConfig(BaseModel):
     quantization: Literal["none", "int8"] = "none"
     conversion_timeout_s: float = Field(300, gt=0)
     pdf_password: SecretStr | None = None
+    # While the daemon runs: ingest files added or changed under `sources`, remove deleted
+    # ones, and re-sync these Zotero collections (names, paths or keys) when the library
+    # changes.
+    watch: bool = False
+    zotero_collections: list[str] = Field(default_factory=list)
 
     @field_validator("name")
     @classmethod
@@ -170,6 +177,10 @@ class Settings(BaseModel):
     release_idle_s: float = Field(30, ge=0, le=86_400)
     log_file: Path | None = None
     zotero: ZoteroSettings = Field(default_factory=ZoteroSettings.from_env)
+    # The library daemon: one process owns the indexes of this data dir; the CLI and MCP
+    # servers are its clients. It stops after `daemon_idle_s` without clients or jobs.
+    daemon: bool = True
+    daemon_idle_s: float = Field(600, ge=1, le=7 * 86_400)
     # SciFact for `citeloom eval scifact` (BEIR layout); looked for beside the config when unset.
     scifact_dir: Path | None = None
 
@@ -198,6 +209,16 @@ class Settings(BaseModel):
     @property
     def index_dir(self) -> Path:
         return self.data_dir / "indexes"
+
+
+def _flag(text: str | None, default: bool) -> bool:
+    if text is None or not text.strip():
+        return default
+    if text.strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.strip().lower() in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{text!r} is not on or off", "use on or off (1/0, true/false)")
 
 
 def find_config_file(explicit: str | os.PathLike[str] | None = None) -> Path | None:
@@ -245,11 +266,13 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
     defaults = raw.get("defaults", {})
     qdrant = raw.get("qdrant", {})
     mcp = dict(raw.get("mcp", {}))
-    unknown = set(raw) - {"paths", "defaults", "qdrant", "mcp", "projects"}
+    daemon = raw.get("daemon", {})
+    unknown = set(raw) - {"paths", "defaults", "qdrant", "mcp", "daemon", "projects"}
     if unknown:
         raise ConfigError(
             f"{path}: unknown section(s) {sorted(unknown)}",
-            "allowed sections: [paths], [defaults], [qdrant], [mcp], [projects.NAME]",
+            "allowed sections: [paths], [defaults], [qdrant], [mcp], [daemon], "
+            "[projects.NAME]",
         )
 
     def resolve(value: str | None, fallback: Path) -> Path:
@@ -286,6 +309,9 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
             log_file=resolve(env.get("CITELOOM_LOG_FILE") or paths.get("log_file"), Path())
             if (env.get("CITELOOM_LOG_FILE") or paths.get("log_file")) else None,
             zotero=ZoteroSettings.from_env(env),
+            daemon=_flag(env.get("CITELOOM_DAEMON"), daemon.get("enabled", True)),
+            daemon_idle_s=float(env.get("CITELOOM_DAEMON_IDLE_S")
+                                or daemon.get("idle_exit_s", 600)),
             scifact_dir=Path(env["CITELOOM_SCIFACT_DIR"]).expanduser()
             if env.get("CITELOOM_SCIFACT_DIR") else None,
             **{k: mcp[k] for k in ("answer_token_budget", "passage_chars", "query_timeout_s",

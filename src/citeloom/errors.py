@@ -174,6 +174,17 @@ def _declared(cls: type[CiteLoomError]) -> dict[str, str]:
 CODES: dict[str, str] = _declared(CiteLoomError)
 
 
+def from_dict(data: dict[str, str]) -> CiteLoomError:
+    """The error another process reported (``to_dict()``), as the class of its code."""
+    def classes(cls: type[CiteLoomError]) -> list[type[CiteLoomError]]:
+        return [cls, *(c for sub in cls.__subclasses__() for c in classes(sub))]
+
+    code = data.get("code", "")
+    cls = next((c for c in classes(CiteLoomError) if c.code == code
+                and c not in (OcrUnavailable, UnreadableInput)), InternalError)
+    return cls(data.get("message", code), data.get("hint", ""))
+
+
 def as_error(exc: BaseException) -> CiteLoomError:
     """``exc`` as a CiteLoom error: itself if it is one, else an :class:`InternalError`."""
     if isinstance(exc, CiteLoomError):

@@ -90,8 +90,10 @@ class IngestOptions(BaseModel):
 
 # -- state ------------------------------------------------------------------------------
 class _State:
-    """Settings, the service and the job manager, made on first use so that the server
-    answers its first request quickly and imports nothing heavy at start-up."""
+    """Settings, the service and the jobs, made on first use so that the server answers its
+    first request quickly and imports nothing heavy at start-up. The service is the library
+    daemon's (a client: several Claude windows and a terminal share the indexes through
+    it), or with ``[daemon] enabled = false`` one in this process."""
 
     def __init__(self) -> None:
         self._settings: Settings | None = None
@@ -107,18 +109,27 @@ class _State:
     @property
     def app(self) -> Any:
         if self._app is None:
-            from .service import CiteLoom
+            if self.settings.daemon:
+                from .daemon.client import RemoteCiteLoom
 
-            # A CLI query holds an index for a second or two: worth waiting for.
-            self._app = CiteLoom(self.settings, index_wait_s=3.0, started_by="mcp")
+                self._app = RemoteCiteLoom(self.settings, started_by="mcp")
+            else:
+                from .service import CiteLoom
+
+                # A CLI query holds an index for a second or two: worth waiting for.
+                self._app = CiteLoom(self.settings, index_wait_s=3.0, started_by="mcp")
         return self._app
 
     @property
     def jobs(self) -> Any:
+        """Ingest jobs as dicts: the daemon's, or a job manager of this process."""
         if self._jobs is None:
-            from .jobs import JobManager
+            if self.settings.daemon:
+                self._jobs = self.app.jobs
+            else:
+                from .jobs import JobManager, LocalJobs
 
-            self._jobs = JobManager(self.app)
+                self._jobs = LocalJobs(JobManager(self.app), "mcp")
         return self._jobs
 
 
@@ -140,7 +151,11 @@ async def _lifespan(server: Any) -> AsyncIterator[dict[str, Any]]:
             setup_logging(settings.log_file if settings else None)
         if settings is not None:
             threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
-            threading.Thread(target=_release_idle, name="release-idle", daemon=True).start()
+            if settings.daemon:
+                threading.Thread(target=_keep_daemon, name="keep-daemon", daemon=True).start()
+            else:
+                threading.Thread(target=_release_idle, name="release-idle",
+                                 daemon=True).start()
     yield {}
 
 
@@ -303,8 +318,8 @@ async def list_projects() -> dict[str, Any]:
     """The projects, their size and models, and any ingest jobs."""
     cid = uuid.uuid4().hex[:12]
     projects = await _call(cid, lambda: state.app.list_projects())
-    return {"projects": projects, "jobs": state.jobs.for_project() if state._jobs else [],
-            "correlation_id": cid}
+    jobs = await _call(cid, lambda: state.jobs.for_project())
+    return {"projects": projects, "jobs": jobs, "correlation_id": cid}
 
 
 @mcp.tool
@@ -319,7 +334,7 @@ async def inspect(project: ProjectName,
     if not 0 <= sample <= 10:
         raise _fail(InvalidInput(f"sample must be 0-10, not {sample}", "pick 0-10"), cid)
     info = await _call(cid, lambda: state.app.inspect(project, sample=sample))
-    info["jobs"] = state.jobs.for_project(project) if state._jobs else []
+    info["jobs"] = await _call(cid, lambda: state.jobs.for_project(project))
     info["correlation_id"] = cid
     return info
 
@@ -391,23 +406,28 @@ async def ingest_from_source(
     except CiteLoomError as exc:
         raise _fail(exc, cid) from None
     await _call(cid, lambda: state.app.check_writable(project))
-    job = state.jobs.start(project, source, paths, prune=opts.prune, zotero=zotero)
-    log.info("ingest job started", extra={"cid": cid, "job": job.id, "project": project})
-    await _follow(job, opts.wait_seconds, ctx)
-    return {**job.to_dict(), "correlation_id": cid}
+    kind, args = (("zotero", zotero) if zotero is not None
+                  else ("ingest", {"paths": [str(p) for p in paths], "prune": opts.prune}))
+    job = await _call(cid, lambda: state.jobs.start(project, source, kind, args))
+    log.info("ingest job started", extra={"cid": cid, "job": job["job_id"],
+                                          "project": project})
+    job = await _follow(cid, job, opts.wait_seconds, ctx)
+    return {**job, "correlation_id": cid}
 
 
-async def _follow(job: Any, seconds: float, ctx: Context | None) -> None:
-    """Wait up to ``seconds`` for a job, sending MCP progress notifications meanwhile."""
-    import anyio
-
+async def _follow(cid: str, job: dict[str, Any], seconds: float,
+                  ctx: Context | None) -> dict[str, Any]:
+    """Wait up to ``seconds`` for a job, sending MCP progress notifications meanwhile;
+    the job as it then stands."""
     deadline = time.monotonic() + seconds
-    while job.finished is None and time.monotonic() < deadline:
-        await anyio.to_thread.run_sync(state.jobs.wait, job,
-                                       min(0.5, max(0.0, deadline - time.monotonic())))
+    while job["finished"] is None and time.monotonic() < deadline:
+        wait = min(0.5, max(0.0, deadline - time.monotonic()))
+        job = await _call(cid, lambda j=job["job_id"], w=wait: state.jobs.get(j, wait=w))
         if ctx is not None:
-            await ctx.report_progress(job.done, job.total,
-                                      f"{job.done}/{job.total or '?'} files {job.current}")
+            await ctx.report_progress(job["files_done"], job["files_total"],
+                                      f"{job['files_done']}/{job['files_total'] or '?'} "
+                                      f"files {job['current']}")
+    return job
 
 
 @mcp.tool
@@ -418,11 +438,9 @@ async def ingest_status(job_id: Annotated[str, Field(description="from ingest_fr
                         ctx: Context | None = None) -> dict[str, Any]:
     """The state of an ingest job: files done, the report when finished."""
     cid = uuid.uuid4().hex[:12]
-    job = state.jobs.get(job_id) if state._jobs else None
-    if job is None:
-        raise _fail(InvalidInput(f"no job {job_id!r}", "list jobs with list_projects"), cid)
-    await _follow(job, min(max(wait_seconds, 0), 60), ctx)
-    return {**job.to_dict(), "correlation_id": cid}
+    job = await _call(cid, lambda: state.jobs.get(job_id))
+    job = await _follow(cid, job, min(max(wait_seconds, 0), 60), ctx)
+    return {**job, "correlation_id": cid}
 
 
 @mcp.tool
@@ -430,11 +448,8 @@ async def cancel_ingest(job_id: Annotated[str, Field(description="from ingest_fr
                         ) -> dict[str, Any]:
     """Stop an ingest job after the file it is working on; what is indexed stays."""
     cid = uuid.uuid4().hex[:12]
-    job = state.jobs.get(job_id) if state._jobs else None
-    if job is None:
-        raise _fail(InvalidInput(f"no job {job_id!r}", "list jobs with list_projects"), cid)
-    job.cancel.set()
-    return {**job.to_dict(), "cancel_requested": True, "correlation_id": cid}
+    job = await _call(cid, lambda: state.jobs.cancel(job_id))
+    return {**job, "cancel_requested": True, "correlation_id": cid}
 
 
 # -- logging and start-up -------------------------------------------------------------------
@@ -467,6 +482,9 @@ def _warm_up(delay_s: float = WARM_UP_AFTER_S) -> None:
     query pays for them. Failures are left for the real call to report."""
     _answered.wait(delay_s)
     try:
+        if state.settings.daemon:  # the daemon loads the models; make sure it runs
+            state.app.client.health() or state.app.client.start()
+            return
         from .models import DENSE_MODELS
 
         app = state.app
@@ -481,6 +499,21 @@ def _warm_up(delay_s: float = WARM_UP_AFTER_S) -> None:
         log.warning("warm-up failed", exc_info=True)
 
 
+def _keep_daemon() -> None:
+    """While this server runs, the library daemon runs (it answers, and watches folders):
+    a health call now and then keeps it from stopping as idle, and starts a new one if it
+    went away (killed, or the machine slept)."""
+    every = min(60.0, state.settings.daemon_idle_s / 3)
+    while True:
+        time.sleep(every)
+        if state._app is None:
+            continue
+        try:
+            state.app.client.health() or state.app.client.start()
+        except Exception:  # noqa: BLE001 - the next call reports it with a code
+            log.warning("the daemon did not answer", exc_info=True)
+
+
 def _release_idle() -> None:
     """Close indexes left idle, so the server does not lock a CLI ingest out for as long
     as Claude Desktop stays open. Projects with a running ingest job are kept."""
@@ -489,7 +522,7 @@ def _release_idle() -> None:
         time.sleep(min(idle_s / 2, 10.0))
         if state._app is None:
             continue
-        busy = {j["project"] for j in state.jobs.for_project() if j["state"] == "running"}
+        busy = {j["project"] for j in state.jobs.for_project() if j["finished"] is None}
         try:
             for name in state.app.release_idle(idle_s, busy):
                 log.info("index released", extra={"project": name})

@@ -45,6 +45,15 @@ class IngestReport:
             return "ok"
         return "failed" if failed == len(self.files) else "partial"
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IngestReport:
+        """A report another process made (``to_dict()``)."""
+        return cls(project=data["project"], source=data.get("source", ""),
+                   files=[FileResult(**f) for f in data.get("files", [])],
+                   seconds=data.get("seconds", 0.0), warnings=data.get("warnings", []),
+                   items_without_pdf=data.get("items_without_pdf", []),
+                   audit_log=data.get("audit_log"))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "project": self.project,

@@ -278,43 +278,47 @@ class CiteLoom:
         return InProcess(self)
 
     def run(self, source: Source, project_name: str | None, *,
-            progress: ProgressFn | None = None, optimize: bool = True) -> IngestReport:
-        """Ingest ``source`` into a project (created on first write)."""
+            progress: ProgressFn | None = None, optimize: bool = True,
+            started_by: str | None = None) -> IngestReport:
+        """Ingest ``source`` into a project (created on first write). ``started_by`` names
+        the caller in the audit log (default: the service's)."""
         project = self.settings.project(project_name, create=True)
         index = self.index(project.name, create=True)
         index.ensure(self.model_lock(project), self.index_params(project))
         pipeline = Pipeline(self, project, index, self.catalog(project.name), self.executor())
         return pipeline.run(source, progress=progress, optimize=optimize,
-                            started_by=self.started_by)
+                            started_by=started_by or self.started_by)
 
     def ingest(self, paths: list[Path], project_name: str | None,
                progress: ProgressFn | None = None, prune: bool = False,
-               optimize: bool = True) -> IngestReport:
+               optimize: bool = True, started_by: str | None = None) -> IngestReport:
         """Files and folders. ``optimize=False`` leaves Edge's optimize() (which holds the
         GIL) to :meth:`release_idle`, for the MCP server's jobs."""
         return self.run(FileSource(paths, prune=prune, matcher_for=self.zotero_matcher),
-                        project_name, progress=progress, optimize=optimize)
+                        project_name, progress=progress, optimize=optimize,
+                        started_by=started_by)
 
     def ingest_zotero(self, project_name: str | None, collection: str | None, *,
                       include_subcollections: bool = False, tags_include: list[str] | None = None,
                       tags_exclude: list[str] | None = None,
-                      progress: ProgressFn | None = None, optimize: bool = True
-                      ) -> IngestReport:
+                      progress: ProgressFn | None = None, optimize: bool = True,
+                      started_by: str | None = None) -> IngestReport:
         """The PDF attachments of a Zotero collection (name, path or key; None for the
         whole library)."""
         source = ZoteroSource(self.zotero_reader(), collection,
                               downloads=self.settings.data_dir / "cache" / "zotero-files",
                               include_subcollections=include_subcollections,
                               tags_include=tags_include, tags_exclude=tags_exclude)
-        return self.run(source, project_name, progress=progress, optimize=optimize)
+        return self.run(source, project_name, progress=progress, optimize=optimize,
+                        started_by=started_by)
 
     def index_texts(self, project_name: str, docs: list[TextDoc],
                     progress: ProgressFn | None = None) -> IngestReport:
         """Plain-text documents (no file, no conversion); used by the evaluation."""
         return self.run(TextSource(docs), project_name, progress=progress)
 
-    def reindex(self, project_name: str | None, progress: ProgressFn | None = None
-                ) -> IngestReport:
+    def reindex(self, project_name: str | None, progress: ProgressFn | None = None,
+                started_by: str | None = None) -> IngestReport:
         """Rebuild a project's index with its configured models and chunking, from the
         cached conversions, in a new generation; swap it in when complete. Queries keep
         answering from the old generation until then."""
@@ -334,7 +338,7 @@ class CiteLoom:
         pipeline = Pipeline(self, project, new, catalog, self.executor(), catalog_writes=False)
         try:
             report = pipeline.run(source, progress=progress, optimize=True,
-                                  started_by=self.started_by)
+                                  started_by=started_by or self.started_by)
         except BaseException:
             store.drop(project.name, new)
             raise
@@ -360,6 +364,10 @@ class CiteLoom:
         if self._zotero is None:
             self._zotero = self.settings.zotero.reader()
         return self._zotero
+
+    def reload_zotero(self) -> None:
+        """Read the library anew on next use (it changed)."""
+        self._zotero = None
 
     def zotero_matcher(self, report: IngestReport) -> Any:
         """An ItemMatcher over the configured library, or None (no Zotero configured, or

@@ -25,6 +25,13 @@ class QueryResult:
     timings_ms: dict[str, float]
     correlation_id: str
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> QueryResult:
+        """An answer another process made (``to_dict()``)."""
+        return cls(project=d["project"], query=d["query"], mode=d["mode"], fusion=d["fusion"],
+                   models=d["models"], hits=[Passage(**h) for h in d["hits"]],
+                   timings_ms=d["timings_ms"], correlation_id=d["correlation_id"])
+
     def to_dict(self) -> dict[str, Any]:
         return {"project": self.project, "query": self.query, "mode": self.mode,
                 "fusion": self.fusion, "models": self.models,

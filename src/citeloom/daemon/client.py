@@ -1,0 +1,220 @@
+"""A client of the library daemon, with the service's own face: :class:`RemoteCiteLoom` has
+the methods the CLI and the MCP server call on ``service.CiteLoom`` (query, ingest, …), so
+the shells do not care which one they hold. The first call starts the daemon when none
+answers (the way ssh-agent or a build server is started), and an ingest is a job in the
+daemon that the client follows, reporting each file as it is done."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..errors import IndexUnavailable, from_dict
+from ..index import SearchFilter
+from ..payload import Passage
+from ..report import FileResult, IngestReport
+from . import DaemonPaths, daemon_paths
+
+START_TIMEOUT_S = 60.0  # a cold start imports the service: seconds on a slow machine
+
+
+class DaemonClient:
+    """HTTP over the daemon's Unix socket."""
+
+    def __init__(self, settings: Settings, *, spawn: bool = True) -> None:
+        import httpx
+
+        self.settings = settings
+        self.paths: DaemonPaths = daemon_paths(settings.data_dir)
+        self.spawn = spawn
+        self._http = httpx.Client(transport=httpx.HTTPTransport(uds=str(self.paths.socket)),
+                                  base_url="http://citeloom.daemon", timeout=None)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _send(self, method: str, url: str, **kw: Any) -> Any:
+        import httpx
+
+        try:
+            response = self._http.request(method, url, **kw)
+        except (httpx.ConnectError, httpx.RemoteProtocolError, FileNotFoundError):
+            if not self.spawn:
+                raise IndexUnavailable("the CiteLoom daemon is not running",
+                                       "run any citeloom command to start it") from None
+            self.start()
+            response = self._http.request(method, url, **kw)
+        data = response.json()
+        if "error" in data:
+            raise from_dict(data["error"])
+        return data["result"]
+
+    def get(self, url: str, **params: Any) -> Any:
+        return self._send("GET", url, params=params)
+
+    def post(self, url: str, payload: dict[str, Any] | None = None) -> Any:
+        return self._send("POST", url, json=payload or {})
+
+    def health(self) -> dict[str, Any] | None:
+        """The daemon's health, or None when none answers (nothing is started)."""
+        import httpx
+
+        try:
+            data = self._http.get("/health", timeout=5.0).json()
+        except (httpx.HTTPError, FileNotFoundError, ValueError):
+            return None
+        return data.get("result")
+
+    def start(self) -> None:
+        """Start a daemon for this data dir (if two clients race, one daemon wins the
+        lock and the other exits) and wait until it answers."""
+        self.paths.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        env = dict(os.environ)
+        if self.settings.config_path:
+            env["CITELOOM_CONFIG"] = str(self.settings.config_path)
+        env["CITELOOM_DATA_DIR"] = str(self.paths.data_dir)
+        env["CITELOOM_MODELS_DIR"] = str(self.settings.models_dir)
+        fd = os.open(self.paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "ab") as log:
+            proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+                [sys.executable, "-m", "citeloom.cli", "daemon", "run"], env=env,
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.health() is not None:
+                return
+            if proc.poll() not in (None, 0):
+                break
+            time.sleep(0.05)
+        raise IndexUnavailable(f"the CiteLoom daemon did not start (log: {self.paths.log})",
+                               "read the log; `citeloom validate` checks the installation")
+
+
+class RemoteJobs:
+    """The daemon's jobs, as plain dicts (``jobs.Job.to_dict()``)."""
+
+    def __init__(self, client: DaemonClient, started_by: str) -> None:
+        self.client = client
+        self.started_by = started_by
+
+    def start(self, project: str, source: str, kind: str = "ingest",
+              args: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.client.post("/jobs", {"project": project, "source": source, "kind": kind,
+                                          "args": args or {}, "started_by": self.started_by})
+
+    def get(self, job_id: str, wait: float = 0.0, seen: int = -1) -> dict[str, Any]:
+        return self.client.get(f"/jobs/{job_id}", wait=wait, seen=seen)
+
+    def cancel(self, job_id: str) -> dict[str, Any]:
+        return self.client.post(f"/jobs/{job_id}/cancel")
+
+    def for_project(self, project: str | None = None) -> list[dict[str, Any]]:
+        return self.client.get("/jobs", **({"project": project} if project else {}))
+
+
+class RemoteCiteLoom:
+    """``service.CiteLoom``'s operations, carried out by the daemon."""
+
+    def __init__(self, settings: Settings, *, started_by: str = "cli",
+                 spawn: bool = True) -> None:
+        self.settings = settings
+        self.client = DaemonClient(settings, spawn=spawn)
+        self.jobs = RemoteJobs(self.client, started_by)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _call(self, op: str, **args: Any) -> Any:
+        return self.client.post(f"/call/{op}", args)
+
+    # -- queries and the library ----------------------------------------------------------
+    def query(self, project_name: str | None, text: str, *, mode: str = "hybrid",
+              top_k: int = 10, fusion: str = "rrf", flt: SearchFilter | None = None,
+              group_by_doc: bool = False, include_references: bool = False,
+              max_chars: int = 600) -> Any:
+        from ..service.search import QueryResult
+
+        return QueryResult.from_dict(self._call(
+            "query", project=self._name(project_name), text=text, mode=mode, top_k=top_k,
+            fusion=fusion, flt=asdict(flt) if flt else None, group_by_doc=group_by_doc,
+            include_references=include_references, max_chars=max_chars))
+
+    def similar(self, project_name: str | None, chunk_ids: list[str],
+                negative_ids: list[str] | None = None, top_k: int = 10,
+                flt: SearchFilter | None = None, max_chars: int = 600) -> list[Passage]:
+        hits = self._call("similar", project=self._name(project_name), chunk_ids=chunk_ids,
+                          negative_ids=negative_ids, top_k=top_k,
+                          flt=asdict(flt) if flt else None, max_chars=max_chars)
+        return [Passage(**h) for h in hits]
+
+    def list_projects(self) -> list[dict[str, Any]]:
+        return self._call("list_projects")
+
+    def inspect(self, project_name: str | None, sample: int = 3) -> dict[str, Any]:
+        return self._call("inspect", project=self._name(project_name), sample=sample)
+
+    def cite(self, citekeys: list[str], fmt: str = "bibtex",
+             project_name: str | None = None) -> str:
+        return self._call("cite", citekeys=citekeys, fmt=fmt, project=project_name)
+
+    def check_writable(self, project_name: str) -> None:
+        self._call("check_writable", project=self._name(project_name))
+
+    def optimize(self, project_name: str | None) -> float:
+        return self._call("optimize", project=self._name(project_name))
+
+    def _name(self, project_name: str | None) -> str:
+        return self.settings.project(project_name, create=True).name
+
+    # -- ingest: jobs in the daemon, followed here ----------------------------------------
+    def ingest(self, paths: list[Path], project_name: str | None, progress: Any = None,
+               prune: bool = False, optimize: bool = True) -> IngestReport:
+        files = [str(Path(p).expanduser().absolute()) for p in paths]
+        return self._job(project_name, ", ".join(files), "ingest",
+                         {"paths": files, "prune": prune}, progress)
+
+    def ingest_zotero(self, project_name: str | None, collection: str | None, *,
+                      include_subcollections: bool = False,
+                      tags_include: list[str] | None = None,
+                      tags_exclude: list[str] | None = None, progress: Any = None,
+                      optimize: bool = True) -> IngestReport:
+        args = {"collection": collection, "include_subcollections": include_subcollections,
+                "tags_include": tags_include or [], "tags_exclude": tags_exclude or []}
+        return self._job(project_name, f"zotero:{collection or 'library'}", "zotero", args,
+                         progress)
+
+    def reindex(self, project_name: str | None, progress: Any = None) -> IngestReport:
+        return self._job(project_name, "reindex", "reindex", {}, progress)
+
+    def _job(self, project_name: str | None, source: str, kind: str, args: dict[str, Any],
+             progress: Any) -> IngestReport:
+        job = self.jobs.start(self._name(project_name), source, kind, args)
+        seen, announced = 0, False
+        try:
+            while True:
+                state = self.jobs.get(job["job_id"], wait=1.0, seen=seen)
+                if progress and not announced and state["files_total"] is not None:
+                    progress(f"start:{state['files_total']}", None)
+                    announced = True
+                for r in state.get("results", []):
+                    seen += 1
+                    if progress:
+                        progress("file", FileResult(**r))
+                if state["finished"] is not None:
+                    break
+        except KeyboardInterrupt:  # stop the job after its current file, then stop here
+            with contextlib.suppress(Exception):
+                self.jobs.cancel(job["job_id"])
+            raise
+        if state["state"] == "failed":
+            raise from_dict(state["error"])
+        if state["state"] == "cancelled":
+            raise KeyboardInterrupt
+        return IngestReport.from_dict(state["report"])

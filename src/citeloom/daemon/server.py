@@ -1,0 +1,263 @@
+"""The daemon process: HTTP over a Unix socket (uvicorn + starlette), one ``CiteLoom`` that
+owns every index of the data dir, a job manager (one writer per project, queries never
+wait for jobs), the folder and Zotero watchers, and an idle timer.
+
+    GET  /health                      pid, data dir, version
+    POST /call/<operation>            query, similar, list_projects, inspect, cite,
+                                      check_writable, optimize  (JSON arguments)
+    POST /jobs                        start an ingest, Zotero or reindex job
+    GET  /jobs[?project=]             the jobs
+    GET  /jobs/<id>?wait=S&seen=N     a job, waiting up to S seconds for news; its file
+                                      results after the first N
+    POST /jobs/<id>/cancel
+
+Errors are ``{"error": {code, message, hint}}`` with status 400 (a CiteLoom error) or 500.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .. import __version__
+from ..config import Settings
+from ..errors import CiteLoomError, InvalidInput, as_error
+from ..index import SearchFilter
+from ..payload import hit_json
+from . import DaemonPaths, daemon_paths
+
+log = logging.getLogger("citeloom.daemon")
+
+
+def _filter(data: dict[str, Any] | None) -> SearchFilter | None:
+    return SearchFilter(**data) if data else None
+
+
+def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
+    """What a client may call, each taking the JSON arguments and giving a JSON answer."""
+    return {
+        "query": lambda a: app.query(
+            a["project"], a["text"], mode=a.get("mode", "hybrid"), top_k=a.get("top_k", 10),
+            fusion=a.get("fusion", "rrf"), flt=_filter(a.get("flt")),
+            group_by_doc=a.get("group_by_doc", False),
+            include_references=a.get("include_references", False),
+            max_chars=a.get("max_chars", 600)).to_dict(),
+        "similar": lambda a: [hit_json(p) for p in app.similar(
+            a["project"], a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
+            _filter(a.get("flt")), a.get("max_chars", 600))],
+        "list_projects": lambda a: app.list_projects(),
+        "inspect": lambda a: app.inspect(a["project"], a.get("sample", 3)),
+        "cite": lambda a: app.cite(a["citekeys"], a.get("fmt", "bibtex"), a.get("project")),
+        "check_writable": lambda a: app.check_writable(a["project"]),
+        "optimize": lambda a: app.optimize(a["project"]),
+    }
+
+
+class Daemon:
+    def __init__(self, settings: Settings) -> None:
+        from ..jobs import JobManager
+        from ..service import CiteLoom
+
+        self.settings = settings
+        self.paths: DaemonPaths = daemon_paths(settings.data_dir)
+        # The daemon waits a little for an index an in-process user (a test, `--no-daemon`
+        # tooling) has open; its own clients never hold one.
+        self.app = CiteLoom(settings, index_wait_s=10.0, started_by="daemon")
+        self.jobs = JobManager(self.app)
+        self.ops = operations(self.app)
+        self.last_call = time.monotonic()
+        self.started = time.time()
+        self.server: Any = None
+        self.watcher: Any = None
+
+    # -- HTTP ----------------------------------------------------------------------------
+    def asgi(self) -> Any:
+        from starlette.applications import Starlette
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse
+        from starlette.routing import Route
+
+        async def run(fn: Callable[[], Any]) -> JSONResponse:
+            import anyio
+
+            self.last_call = time.monotonic()
+            try:
+                result = await anyio.to_thread.run_sync(fn)
+                return JSONResponse({"result": result})
+            except CiteLoomError as exc:
+                return JSONResponse({"error": exc.to_dict()}, status_code=400)
+            except Exception as exc:  # noqa: BLE001 - a bug, reported as one
+                log.exception("unexpected error")
+                return JSONResponse({"error": as_error(exc).to_dict()}, status_code=500)
+            finally:
+                self.last_call = time.monotonic()
+
+        async def body(request: Request) -> dict[str, Any]:
+            raw = await request.body()
+            return json.loads(raw) if raw else {}
+
+        async def health(request: Request) -> JSONResponse:
+            return await run(lambda: {"pid": os.getpid(), "version": __version__,
+                                      "data_dir": str(self.settings.data_dir),
+                                      "config": str(self.settings.config_path or ""),
+                                      "started": self.started,
+                                      "watching": self.watcher.describe()
+                                      if self.watcher else []})
+
+        async def call(request: Request) -> JSONResponse:
+            name = request.path_params["op"]
+            args = await body(request)
+            op = self.ops.get(name)
+            if op is None:
+                return await run(lambda: _raise(InvalidInput(f"no operation {name!r}")))
+            return await run(lambda: op(args))
+
+        async def start_job(request: Request) -> JSONResponse:
+            a = await body(request)
+            return await run(lambda: self.start_job(a))
+
+        async def list_jobs(request: Request) -> JSONResponse:
+            project = request.query_params.get("project")
+            return await run(lambda: self.jobs.for_project(project))
+
+        async def get_job(request: Request) -> JSONResponse:
+            wait = min(float(request.query_params.get("wait", 0)), 30.0)
+            seen = int(request.query_params.get("seen", -1))
+            job_id = request.path_params["job"]
+            return await run(lambda: self.follow(job_id, wait, seen))
+
+        async def cancel_job(request: Request) -> JSONResponse:
+            job_id = request.path_params["job"]
+            return await run(lambda: self._job(self.jobs.cancel(job_id), job_id).to_dict())
+
+        return Starlette(routes=[
+            Route("/health", health), Route("/call/{op}", call, methods=["POST"]),
+            Route("/jobs", start_job, methods=["POST"]), Route("/jobs", list_jobs),
+            Route("/jobs/{job}", get_job), Route("/jobs/{job}/cancel", cancel_job,
+                                                 methods=["POST"])])
+
+    def start_job(self, a: dict[str, Any]) -> dict[str, Any]:
+        project = self.settings.project(a.get("project"), create=True).name
+        kind = a.get("kind", "ingest")
+        args = dict(a.get("args") or {})
+        args["started_by"] = a.get("started_by", "client")
+        if kind != "reindex":
+            self.app.check_writable(project)
+        return self.jobs.start(project, a.get("source", ""), kind, args).to_dict()
+
+    @staticmethod
+    def _job(job: Any, job_id: str) -> Any:
+        if job is None:
+            raise InvalidInput(f"no job {job_id!r}", "list jobs with list_projects")
+        return job
+
+    def follow(self, job_id: str, wait: float, seen: int) -> dict[str, Any]:
+        job = self._job(self.jobs.get(job_id), job_id)
+        if wait > 0:
+            self.jobs.wait(job, wait, seen if seen >= 0 else None)
+        out = job.to_dict()
+        if seen >= 0:
+            out["results"] = job.since(seen)
+        return out
+
+    # -- life ------------------------------------------------------------------------------
+    def idle(self) -> bool:
+        return (not self.jobs.active()
+                and time.monotonic() - self.last_call > self.settings.daemon_idle_s)
+
+    def _housekeeping(self) -> None:
+        """Stop when idle; optimize and release indexes nobody used for a while (so an
+        in-process user can open them)."""
+        release = self.settings.release_idle_s
+        while self.server is None or not self.server.should_exit:
+            time.sleep(1.0)
+            if self.idle():
+                log.info("idle: stopping")
+                self.server.should_exit = True
+                return
+            if release > 0:
+                busy = {j.project for j in self.jobs.active()}
+                with contextlib.suppress(Exception):
+                    self.app.release_idle(release, busy)
+
+    def _warm_up(self) -> None:
+        """Load the query models now, so the first query does not pay for them."""
+        try:
+            self.app.sparse()
+            for model in {p.dense_model for p in self.settings.projects.values()} or {
+                    self.settings.project("x", create=True).dense_model}:
+                self.app.dense(model)
+        except Exception:  # noqa: BLE001 - reported when a call needs the model
+            log.warning("warm-up failed", exc_info=True)
+
+    def serve(self) -> None:
+        import uvicorn
+
+        sock = self.paths.socket
+        sock.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with contextlib.suppress(FileNotFoundError):
+            sock.unlink()  # a dead daemon's: we hold the lock, nobody else serves it
+        # Bound here rather than by uvicorn, which would make the socket world-writable.
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(sock))
+        os.chmod(sock, 0o600)
+        config = uvicorn.Config(self.asgi(), lifespan="off", log_level="warning",
+                                access_log=False)
+        self.server = uvicorn.Server(config)
+        threading.Thread(target=self._housekeeping, name="housekeeping", daemon=True).start()
+        threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
+        if any(p.watch for p in self.settings.projects.values()):
+            from .watch import Watcher
+
+            self.watcher = Watcher(self)
+            self.watcher.start()
+        try:
+            self.server.run(sockets=[listener])
+        finally:
+            if self.watcher is not None:
+                self.watcher.stop()
+            with contextlib.suppress(FileNotFoundError):
+                sock.unlink()
+            self.paths.pid.unlink(missing_ok=True)
+            for job in self.jobs.active():  # finish what was started, then close
+                with job.changed:
+                    job.changed.wait_for(lambda j=job: j.finished is not None)
+            self.app.close()
+
+
+def _raise(exc: Exception) -> Any:
+    raise exc
+
+
+def run_daemon(settings: Settings) -> int:
+    """Run the daemon of ``settings.data_dir`` in this process until it is idle (exit 0),
+    or return 0 at once when another daemon already owns the data dir."""
+    paths = daemon_paths(settings.data_dir)
+    old = os.umask(0o077)  # socket, pid, log, indexes: owner-only
+    try:
+        paths.data_dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(paths.data_dir, 0o700)
+        fd = os.open(paths.lock, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            log.info("a daemon already serves %s", paths.data_dir)
+            return 0
+        paths.pid.write_text(f"{os.getpid()}\n")
+        daemon = Daemon(settings)
+        log.info("daemon %d serving %s on %s", os.getpid(), paths.data_dir, paths.socket)
+        daemon.serve()
+        os.close(fd)
+        return 0
+    finally:
+        os.umask(old)
+
