@@ -37,6 +37,7 @@ ENV_VARS = (
     "CITELOOM_ALLOWED_ROOTS",
     "CITELOOM_LOG_FILE",
     "CITELOOM_DAEMON",
+    "CITELOOM_MCP_TOKEN",
     "CITELOOM_DAEMON_IDLE_S",
     "QDRANT_URL",
     "QDRANT_API_KEY",
@@ -179,6 +180,8 @@ class Settings(BaseModel):
     zotero: ZoteroSettings = Field(default_factory=ZoteroSettings.from_env)
     # The library daemon: one process owns the indexes of this data dir; the CLI and MCP
     # servers are its clients. It stops after `daemon_idle_s` without clients or jobs.
+    # Bearer token for `serve --transport http` (required beyond loopback).
+    mcp_token: SecretStr | None = None
     daemon: bool = True
     daemon_idle_s: float = Field(600, ge=1, le=7 * 86_400)
     # SciFact for `citeloom eval scifact` (BEIR layout); looked for beside the config when unset.
@@ -309,6 +312,7 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
             log_file=resolve(env.get("CITELOOM_LOG_FILE") or paths.get("log_file"), Path())
             if (env.get("CITELOOM_LOG_FILE") or paths.get("log_file")) else None,
             zotero=ZoteroSettings.from_env(env),
+            mcp_token=env.get("CITELOOM_MCP_TOKEN", "").strip() or None,
             daemon=_flag(env.get("CITELOOM_DAEMON"), daemon.get("enabled", True)),
             daemon_idle_s=float(env.get("CITELOOM_DAEMON_IDLE_S")
                                 or daemon.get("idle_exit_s", 600)),

@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from .config import Settings, load_settings
 from .errors import (
     CiteLoomError,
+    ConfigError,
     InvalidInput,
     PathNotAllowed,
     SourceNotFound,
@@ -530,12 +531,51 @@ def _release_idle() -> None:
             log.warning("releasing idle indexes failed", exc_info=True)
 
 
+class _BearerToken:
+    """A TokenVerifier (fastmcp) accepting one shared secret, compared in constant time."""
+
+    @staticmethod
+    def make(token: str) -> Any:
+        import hmac
+
+        from fastmcp.server.auth import AccessToken, TokenVerifier
+
+        class Verifier(TokenVerifier):
+            async def verify_token(self, presented: str) -> AccessToken | None:
+                if hmac.compare_digest(presented.encode(), token.encode()):
+                    return AccessToken(token=presented, client_id="citeloom", scopes=[])
+                return None
+
+        return Verifier()
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
+    """Serve MCP on stdio (Claude Desktop), or on HTTP when asked. Beyond loopback, HTTP
+    needs a bearer token (``CITELOOM_MCP_TOKEN``): the tools read the user's library."""
     setup_logging(state.settings.log_file)
     log.info("server starting", extra={"detail": transport})
     if transport == "stdio":
         mcp.run(transport="stdio", show_banner=False)
     else:
+        secret = state.settings.mcp_token
+        token = secret.get_secret_value() if secret else ""
+        if not token and not is_loopback(host):
+            raise ConfigError(f"serving MCP over HTTP on {host} needs a bearer token",
+                              "set CITELOOM_MCP_TOKEN to a long random secret (clients send "
+                              "it as 'Authorization: Bearer ...'), or bind to 127.0.0.1")
+        if token:
+            mcp.auth = _BearerToken.make(token)
         mcp.run(transport="streamable-http", host=host, port=port, show_banner=False)
     # Job threads are not daemons: the process stays until running ingests finish.
     log.info("server stopped; waiting for running jobs")

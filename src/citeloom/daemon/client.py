@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..errors import IndexUnavailable, from_dict
+from ..errors import CiteLoomError, IndexUnavailable, from_dict
 from ..index import SearchFilter
 from ..payload import Passage
 from ..report import FileResult, IngestReport
@@ -199,7 +199,15 @@ class RemoteCiteLoom:
         seen, announced = 0, False
         try:
             while True:
-                state = self.jobs.get(job["job_id"], wait=1.0, seen=seen)
+                try:
+                    state = self.jobs.get(job["job_id"], wait=1.0, seen=seen)
+                except CiteLoomError as exc:  # a new daemon does not know the job
+                    if exc.code == "INVALID_INPUT" and "no job" in exc.message:
+                        raise IndexUnavailable(
+                            "the CiteLoom daemon stopped while the job ran",
+                            "re-run the same command: the files already indexed are "
+                            "kept and skipped") from None
+                    raise
                 if progress and not announced and state["files_total"] is not None:
                     progress(f"start:{state['files_total']}", None)
                     announced = True
