@@ -1,21 +1,35 @@
 """The embedded default backend: Qdrant Edge shards in a folder per project.
 
     <index_dir>/<project>/CURRENT           name of the current generation (atomic write)
+    <index_dir>/<project>/.lock             flock-ed by the process using the index
     <index_dir>/<project>/g0001/shard/      the Edge shard (WAL, segments)
     <index_dir>/<project>/g0001/model_lock.json
 
 Edge has no collection metadata and no aliases: the model lock is a sidecar written
 atomically once the shard and its payload indexes exist, and a migration swaps generations
-by rewriting CURRENT. The shard's WAL takes an exclusive lock: one process at a time.
+by rewriting CURRENT.
+
+One process at a time: Edge's own WAL lock is taken too late (loading a shard another
+process writes to truncates files under it and corrupts the shard, issue #12), so every
+handle first takes ``<index_dir>/<project>/.lock`` with ``flock`` and only then calls Edge.
+The lock is per process and project, shared by that process's handles of any generation
+(a reindex holds the old one and builds the new one); within the process each generation
+has at most one open handle. See docs/DECISIONS.md, "Index".
 """
 
 from __future__ import annotations
 
+import errno
+import itertools
 import json
 import logging
+import os
 import shutil
+import threading
 import time
+import weakref
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +57,179 @@ _log = logging.getLogger(__name__)
 
 LOCK_FILE = "model_lock.json"
 CURRENT = "CURRENT"
+PROCESS_LOCK = ".lock"  # in the project folder: flock-ed by the one process using the index
+_POLL_S = 0.1
+
+
+_HINT_HELD = ("another CiteLoom process holds it: an ingest (wait for it to finish), "
+              "or the MCP server, which lets go of an index after [mcp] "
+              "release_idle_s seconds without queries (retry then, or ingest "
+              "through its ingest_from_source tool)")
+
+
+class _Held:
+    """This process's flock on one project folder's lock file, and who shares it."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.leases: dict[int, str | None] = {}  # lease number -> the generation it claims
+
+
+_held: dict[Path, _Held] = {}  # project folder (real path) -> this process's lock on it
+_held_guard = threading.Lock()
+_numbers = itertools.count()
+_collected: list[tuple[Path, int]] = []  # leases of handles garbage-collected unclosed
+
+
+@contextmanager
+def _registry() -> Iterator[None]:
+    """``_held`` to read or change, after and before dropping the leases of collected
+    handles (a collection can run anywhere, even inside this block: see _on_collect)."""
+    with _held_guard:
+        try:
+            _reap()
+            yield
+        finally:
+            _reap()
+
+
+def _reap() -> None:
+    while _collected:
+        _drop(*_collected.pop())
+
+
+def _drop(folder: Path, number: int) -> None:
+    """Give up one lease (if held); the last one of a folder closes the fd, unlocking it.
+    Call with ``_held_guard`` held."""
+    held = _held.get(folder)
+    if held is None or number not in held.leases:
+        return
+    del held.leases[number]
+    if not held.leases:
+        del _held[folder]
+        os.close(held.fd)
+
+
+def _on_collect(folder: Path, number: int) -> None:
+    """A handle dropped without close() lets go when collected, as an Edge shard does. The
+    collection may run while this thread holds the guard: then the lease is only queued,
+    and dropped when that block ends."""
+    _collected.append((folder, number))
+    if _held_guard.acquire(blocking=False):
+        try:
+            _reap()
+        finally:
+            _held_guard.release()
+
+
+def _try_flock(path: Path) -> int | None:
+    """An fd holding an exclusive flock on ``path``, or None when another process holds it.
+    Retries if the file was replaced between open and flock (a project folder removed and
+    made again), so the fd always locks the file now at ``path``."""
+    import fcntl  # POSIX (Linux, macOS); imported here so the package still imports elsewhere
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                return None
+            raise
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())  # who holds it, for the error message
+            return fd
+        os.close(fd)
+
+
+def _holder(path: Path) -> str:
+    try:
+        pid = path.read_text().strip()
+    except OSError:
+        pid = ""
+    return f"process {pid}" if pid.isdigit() else "another process"
+
+
+class _Lease:
+    """One holder's share of this process's lock on a project folder, optionally claiming
+    one generation (which no other lease in the process may claim meanwhile).
+
+    The first lease of a project in a process takes the flock; the last one released
+    closes the fd, which lets other processes in. Taking a lease never calls into Edge."""
+
+    def __init__(self, project_dir: Path, project: str, generation: str | None,
+                 wait_s: float) -> None:
+        self.dir = Path(os.path.realpath(project_dir))  # one key per folder, however spelt
+        self.path = self.dir / PROCESS_LOCK
+        self.project = project
+        self.generation = generation
+        self.wait_s = wait_s
+        self.held = False
+        self._warned = False
+        self._number = next(_numbers)
+        weakref.finalize(self, _on_collect, self.dir, self._number)
+
+    def wait(self, deadline: float, why: str) -> None:
+        """Sleep a poll interval, or raise IndexUnavailable once ``deadline`` has passed."""
+        if time.monotonic() >= deadline:
+            raise IndexUnavailable(
+                f"cannot open the index of project {self.project!r}: {why}", _HINT_HELD)
+        if not self._warned:
+            _log.warning("the index of project %r is open in another process "
+                         "(the MCP server lets go of it when idle); waiting "
+                         "up to %.0f s", self.project, self.wait_s)
+            self._warned = True
+        time.sleep(_POLL_S)
+
+    def acquire(self, deadline: float | None = None) -> None:
+        """Hold the lease, waiting until ``deadline`` (default: ``wait_s`` from now)."""
+        if deadline is None:
+            deadline = time.monotonic() + self.wait_s
+        while not self._try():
+            held_here = self.dir in _held
+            self.wait(deadline, f"generation {self.generation} is already open in this "
+                                "process" if held_here else
+                                f"it is open in {_holder(self.path)} (lock file {self.path})")
+
+    def _try(self) -> bool:
+        with _registry():
+            if self.held:
+                return True
+            held = _held.get(self.dir)
+            if held is None:
+                try:
+                    fd = _try_flock(self.path)
+                except OSError as exc:
+                    raise IndexUnavailable(
+                        f"cannot lock the index of project {self.project!r}: {exc}",
+                        f"check that {self.dir} is writable") from None
+                if fd is None:
+                    return False
+                held = _held[self.dir] = _Held(fd)
+            if self.generation is not None and self.generation in held.leases.values():
+                return False
+            held.leases[self._number] = self.generation
+            self.held = True
+            return True
+
+    def release(self) -> None:
+        with _registry():
+            _drop(self.dir, self._number)
+            self.held = False
+
+
+def _claimed(project_dir: Path) -> set[str]:
+    """The generations of a project that this process has open (or is building)."""
+    with _registry():
+        held = _held.get(Path(os.path.realpath(project_dir)))
+        return {g for g in held.leases.values() if g} if held else set()
 
 
 def _dialect() -> FilterDialect:
@@ -70,6 +257,9 @@ class EdgeIndex(Index):
         self.shard_dir = root / "shard"
         self.wait_s = wait_s  # how long to wait for another process to let go of the shard
         self._shard: Any = None
+        self._loading = threading.Lock()  # one EdgeShard.load at a time, even across threads
+        # Held from the first use (or creation) of the shard until close().
+        self._lease = _Lease(root.parent, project, generation, wait_s)
 
     def lock(self) -> ModelLock | None:
         path = self.root / LOCK_FILE
@@ -80,44 +270,55 @@ class EdgeIndex(Index):
         return ModelLock(**data)
 
     def _open(self) -> Any:
-        if self._shard is None:
-            from qdrant_edge import EdgeShard
+        shard = self._shard
+        if shard is not None:
+            return shard
+        with self._loading:
+            if self._shard is None:
+                self._load()
+            return self._shard
 
-            if not self.shard_dir.is_dir():
-                raise InvalidProject(f"project {self.project!r} has no index yet",
-                                     f"ingest into it first: `citeloom ingest PATH "
-                                     f"--project {self.project}`")
-            error = None
-            deadline = time.monotonic() + self.wait_s
+    def _load(self) -> None:
+        """Take the lock, then (and only then) load the shard."""
+        from qdrant_edge import EdgeShard
+
+        if not self.shard_dir.is_dir():
+            raise InvalidProject(f"project {self.project!r} has no index yet",
+                                 f"ingest into it first: `citeloom ingest PATH "
+                                 f"--project {self.project}`")
+        deadline = time.monotonic() + self.wait_s
+        self._lease.acquire(deadline)
+        if not self.shard_dir.is_dir():  # removed while we waited: a reindex elsewhere
+            self._lease.release()
+            raise IndexUnavailable(
+                f"generation {self.generation} of project {self.project!r} was replaced "
+                "by a reindex in another process", "retry: the new one opens then")
+        try:
             while self._shard is None:
                 try:
                     self._shard = EdgeShard.load(str(self.shard_dir))
                 except Exception as exc:  # the Rust side raises plain exceptions
-                    held = "WouldBlock" in str(exc)  # another process has the WAL lock
-                    if not held or time.monotonic() >= deadline:
-                        error = exc
-                        break
-                    if error is None:
-                        _log.warning("the index of project %r is open in another process "
-                                     "(the MCP server lets go of it when idle); waiting "
-                                     "up to %.0f s", self.project, self.wait_s)
-                        error = exc
-                    time.sleep(0.5)
-            if self._shard is None:
-                raise IndexUnavailable(
-                    f"cannot open the index of project {self.project!r}: {error}",
-                    "another CiteLoom process holds it: an ingest (wait for it to finish), "
-                    "or the MCP server, which lets go of an index after [mcp] "
-                    "release_idle_s seconds without queries (retry then, or ingest "
-                    "through its ingest_from_source tool)",
-                ) from None
-        return self._shard
+                    # Only a process that does not take the lock file gets here while the
+                    # shard is open elsewhere (an older CiteLoom, a script using Edge).
+                    if "WouldBlock" not in str(exc):
+                        raise IndexUnavailable(
+                            f"cannot open the index of project {self.project!r}: {exc}",
+                            "the shard does not load although no CiteLoom process holds "
+                            "its lock: it may be damaged; `citeloom reindex --project "
+                            f"{self.project}` rebuilds it from the cached conversions"
+                        ) from None
+                    self._lease.wait(deadline, str(exc))
+        except BaseException:
+            self._lease.release()
+            raise
 
     def ensure(self, lock: ModelLock, params: IndexParams | None = None) -> None:
         import qdrant_edge as q
 
         self.check_lock(lock)
+        self._lease.acquire()  # before deciding whether to create: another process may be at it
         if self.lock() is not None:
+            self.check_lock(lock)
             self._open()
             return
         params = params or IndexParams()
@@ -146,11 +347,21 @@ class EdgeIndex(Index):
     def optimize(self) -> None:
         self._open().optimize()
 
+    def _close_shard(self) -> None:
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            try:
+                shard.flush()
+            finally:
+                shard.close()
+
     def close(self) -> None:
-        if self._shard is not None:
-            self._shard.flush()
-            self._shard.close()
-            self._shard = None
+        """Flush and close the shard, then let go of the lock (the last handle of the
+        project in this process unlocks it for the others)."""
+        try:
+            self._close_shard()
+        finally:
+            self._lease.release()
 
     def upsert(self, points: list[PointData]) -> None:
         import qdrant_edge as q
@@ -287,13 +498,22 @@ class EdgeStore(Store):
 
     def new_generation(self, project: str) -> Index:
         root = self.index_dir / project
-        current = self.current_generation(project)
-        for leftover in root.glob("g[0-9][0-9][0-9][0-9]"):  # from a crashed migration
-            if leftover.name != current and (project, leftover.name) not in self._open:
-                shutil.rmtree(leftover, ignore_errors=True)
-        taken = [int(p.name[1:]) for p in root.glob("g[0-9][0-9][0-9][0-9]")]
-        gen = f"g{max(taken, default=0) + 1:04d}"
-        return self._handle(project, gen)
+        # The project lock first: another process may be building a generation right now.
+        lease = _Lease(root, project, None, self.wait_s)
+        lease.acquire()
+        try:
+            current = self.current_generation(project)
+            open_here = _claimed(root)
+            for leftover in root.glob("g[0-9][0-9][0-9][0-9]"):  # from a crashed migration
+                if leftover.name != current and leftover.name not in open_here:
+                    shutil.rmtree(leftover, ignore_errors=True)
+            taken = [int(p.name[1:]) for p in root.glob("g[0-9][0-9][0-9][0-9]")]
+            taken += [int(g[1:]) for g in open_here]  # claimed here, maybe not on disk yet
+            handle = self._handle(project, f"g{max(taken, default=0) + 1:04d}")
+            handle._lease.acquire()  # at once: this process holds the project's lock
+        finally:
+            lease.release()
+        return handle
 
     def promote(self, project: str, index: Index) -> None:
         root = self.index_dir / project
@@ -306,10 +526,19 @@ class EdgeStore(Store):
             shutil.rmtree(root / old, ignore_errors=True)
 
     def drop(self, project: str, index: Index) -> None:
-        index.close()
-        if index.generation != self.current_generation(project):
+        assert isinstance(index, EdgeIndex)
+        try:
+            index._close_shard()
+            if index.generation == self.current_generation(project):
+                return
+            try:  # normally held since new_generation(); removed only while it is
+                index._lease.acquire(deadline=time.monotonic())
+            except IndexUnavailable:
+                return  # someone else's now; their new_generation() removes it
             self._open.pop((project, index.generation), None)
             shutil.rmtree(self.index_dir / project / index.generation, ignore_errors=True)
+        finally:
+            index.close()
 
     def delete_project(self, project: str) -> None:
         for key in [k for k in self._open if k[0] == project]:
