@@ -360,11 +360,15 @@ def test_service_writes_survive_a_prober(make_settings, tmp_path: Path) -> None:
         return [TextDoc(f"t{start + i}", f"Note {start + i}", " ".join(
             words[(start + i + j) % len(words)] for j in range(40))) for i in range(n)]
 
-    total = app.index_texts("p", docs(4, 0))
+    def chunks(report) -> int:  # type: ignore[no-untyped-def]
+        assert report.outcome == "ok", report.to_dict()
+        return sum(f.chunks for f in report.files)
+
+    total = chunks(app.index_texts("p", docs(4, 0)))
     prober = _child(PROBER, app.settings.index_dir, 1.5)
     n = 4
     while prober.poll() is None:
-        total += app.index_texts("p", docs(4, n))
+        total += chunks(app.index_texts("p", docs(4, n)))
         n += 4
     probe = json.loads(prober.communicate(timeout=60)[0])
     assert n > 4 and app.index("p").count() == total
