@@ -354,6 +354,9 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
               f"`citeloom reindex --project {info['project']}`")
     print("indexes      " + ", ".join(f"{k}:{v}" for k, v in
                                       sorted(info["payload_indexes"].items())))
+    for j in info.get("jobs", []):
+        print(f"job          {j['job_id']} {j['state']}: {j['source']} "
+              f"({j['files_done']}/{j['files_total'] or '?'} files)")
     for label, name in (("stale_documents", "stale"), ("missing_documents", "missing")):
         print(f"{name:13}{len(info[label])} documents")
         for path in info[label]:
@@ -374,6 +377,9 @@ def _cmd_projects(args: argparse.Namespace, settings: Any) -> int:
             lock = r.get("model_lock") or {}
             print(f"{r['project']}: {r.get('chunks', 0)} chunks"
                   + (f", {lock.get('dense_model')}" if lock else ", not indexed yet"))
+            for j in r.get("jobs", []):
+                print(f"  job {j['job_id']} {j['state']}: {j['source']} "
+                      f"({j['files_done']}/{j['files_total'] or '?'} files)")
     return EXIT_OK
 
 

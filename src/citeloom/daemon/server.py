@@ -73,6 +73,11 @@ class Daemon:
         self.app = CiteLoom(settings, index_wait_s=10.0, started_by="daemon")
         self.jobs = JobManager(self.app)
         self.ops = operations(self.app)
+        # What is queued and running shows in the project listings.
+        self.ops["list_projects"] = lambda a: [
+            {**p, "jobs": self._active(p["project"])} for p in self.app.list_projects()]
+        self.ops["inspect"] = lambda a: {**self.app.inspect(a["project"], a.get("sample", 3)),
+                                         "jobs": self._active(a["project"])}
         self.last_call = time.monotonic()
         self.started = time.time()
         self.server: Any = None
@@ -143,6 +148,9 @@ class Daemon:
             Route("/jobs", start_job, methods=["POST"]), Route("/jobs", list_jobs),
             Route("/jobs/{job}", get_job), Route("/jobs/{job}/cancel", cancel_job,
                                                  methods=["POST"])])
+
+    def _active(self, project: str) -> list[dict[str, Any]]:
+        return [j.to_dict() for j in self.jobs.active() if j.project == project]
 
     def start_job(self, a: dict[str, Any]) -> dict[str, Any]:
         project = self.settings.project(a.get("project"), create=True).name

@@ -54,6 +54,11 @@ class Watcher:
         roots = {r: who for r, who in self.roots().items() if r.is_dir()}
         if not roots:
             return
+        with self._lock:  # catch up with what changed while no daemon ran
+            for who in roots.values():
+                for project, kind in who:
+                    self._pending.setdefault(project, set()).add(kind)
+                    self._since[project] = time.monotonic() - SETTLE_S
         for target in (lambda: self._watch(roots), self._dispatch):
             t = threading.Thread(target=target, name="watch", daemon=True)
             t.start()
