@@ -135,11 +135,14 @@ def test_eval_parser_options() -> None:
     ev.add_eval_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["eval", "scifact", "--limit-queries", "5", "--rrf-k", "20",
                               "--prefetch", "50", "--rebuild"])
-    assert (args.dataset, args.project, args.limit_queries) == ("scifact", "scifact-eval", 5)
+    assert (args.dataset, args.project, args.limit_queries) == ("scifact", None, 5)
+    assert ev.PROJECTS[args.dataset] == "scifact-eval"  # what cmd_eval makes of None
     assert (args.rrf_k, args.prefetch, args.rebuild) == (20, 50, True)
     assert args.out is None  # then <data dir>/eval/scifact_train.json
     with pytest.raises(SystemExit):
         parser.parse_args(["eval", "msmarco"])
+    with pytest.raises(ValueError, match="scifact"):
+        ev.evaluate(None, dataset="pdfqa")  # type: ignore[arg-type]
 
 
 # -- a small real run -------------------------------------------------------------------------

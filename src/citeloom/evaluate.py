@@ -3,6 +3,7 @@ sparse, hybrid-RRF and hybrid-DBSF, through the same service code a user's query
 
     citeloom eval scifact [--rebuild] [--limit-queries N] [--rrf-k K] [--prefetch N]
     python -m citeloom.evaluate scifact ...          (same, settings from the environment)
+    citeloom eval pdfqa [--corpus-dir DIR] [--limit-pdfs N]    (the PDF dev set: eval_pdfqa.py)
 
 The corpus (5,183 abstracts) is indexed once with ``CiteLoom.index_texts`` into a project
 (default ``scifact-eval``) with payload ``doc_id`` = the SciFact ``_id``; a marker file
@@ -53,8 +54,9 @@ if TYPE_CHECKING:
     from .config import Settings
     from .service import CiteLoom
 
-DATASETS = ("scifact",)
+DATASETS = ("scifact", "pdfqa")  # pdfqa: the PDF question dev set (eval_pdfqa.py)
 DEFAULT_PROJECT = "scifact-eval"
+PROJECTS = {"scifact": DEFAULT_PROJECT, "pdfqa": "pdfqa-eval"}
 MARKER_VERSION = 1
 # (label, mode, fusion): the four runs of an evaluation, in table order.
 RUNS: tuple[tuple[str, str, str], ...] = (
@@ -160,10 +162,16 @@ def default_data_dir(settings: Settings | None = None, dataset: str = "scifact")
     directory (a checkout with ``../shared`` beside it)."""
     if settings is not None and settings.scifact_dir:
         return settings.scifact_dir
+    return shared_dir(settings, f"eval/{dataset}")
+
+
+def shared_dir(settings: Settings | None, rel: str) -> Path:
+    """The first ``shared/<rel>`` in or beside the config file's folder or the working
+    directory (the first candidate when none exists)."""
     bases = [Path.cwd()]
     if settings is not None and settings.config_path:
         bases.insert(0, settings.config_path.resolve().parent)
-    candidates = [b / rel / "eval" / dataset for b in bases for rel in ("shared", "../shared")]
+    candidates = [b / up / rel for b in bases for up in ("shared", "../shared")]
     return next((c.resolve() for c in candidates if c.is_dir()), candidates[0])
 
 
@@ -396,8 +404,8 @@ def evaluate(settings: Settings, *, dataset: str = "scifact", data_dir: Path | N
     """Build (or reuse) the project, run every query in every mode, return the report."""
     from .service import CiteLoom
 
-    if dataset not in DATASETS:
-        raise ValueError(f"unknown dataset {dataset!r} (known: {', '.join(DATASETS)})")
+    if dataset != "scifact":  # pdfqa has its own module, eval_pdfqa.py
+        raise ValueError(f"evaluate() runs scifact, not {dataset!r}")
     t_start = time.perf_counter()
     ds = load_scifact(data_dir or default_data_dir(settings))
     queries = {q: t for q, t in ds.queries.items() if q in ds.qrels}
@@ -485,12 +493,14 @@ def format_table(report: dict[str, Any]) -> str:
 # -- command line ---------------------------------------------------------------------------
 def add_eval_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "eval", help="retrieval evaluation (nDCG@10, Recall@100, MRR@10) on a benchmark",
+        "eval", help="retrieval evaluation on a benchmark (scifact) or the PDF dev set (pdfqa)",
         description="Index a benchmark corpus into a project (once) and score dense, sparse, "
-                    "hybrid-RRF and hybrid-DBSF retrieval on its train queries.")
+                    "hybrid-RRF and hybrid-DBSF retrieval: SciFact's train queries "
+                    "(nDCG@10, Recall@100, MRR@10), or the PDF question dev set (page and "
+                    "evidence hits, MRR@10, against a page-BM25 baseline).")
     p.add_argument("dataset", choices=list(DATASETS))
-    p.add_argument("--project", "-p", default=DEFAULT_PROJECT,
-                   help=f"project to build or reuse (default {DEFAULT_PROJECT})")
+    p.add_argument("--project", "-p", default=None,
+                   help="project to build or reuse (default scifact-eval / pdfqa-eval)")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="the dataset folder (default $CITELOOM_SCIFACT_DIR, else "
                         "shared/eval/scifact in or beside the config's or working folder)")
@@ -505,19 +515,38 @@ def add_eval_parser(subparsers: Any) -> None:
     p.add_argument("--depth", type=int, default=200,
                    help="chunks fetched for Recall@100 (default 200)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--corpus-dir", type=Path, default=None,
+                   help="pdfqa: the folder holding the PDFs (text/…pdf; default "
+                        "shared/corpus/pdfs in or beside the config's or working folder)")
+    p.add_argument("--limit-pdfs", type=int, default=None, metavar="N",
+                   help="pdfqa: only the N smallest PDFs and their questions (quick runs)")
 
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    args.project = args.project or PROJECTS[args.dataset]
     settings = with_overrides(settings, args.project, rrf_k=getattr(args, "rrf_k", None),
                               prefetch=getattr(args, "prefetch", None))
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    report = evaluate(settings, dataset=args.dataset, data_dir=args.data_dir,
-                      project=args.project, rebuild=args.rebuild,
-                      limit_queries=args.limit_queries, depth=getattr(args, "depth", 200),
-                      log=log)
+    table = format_table
+    if args.dataset == "pdfqa":
+        from . import eval_pdfqa
+
+        report = eval_pdfqa.evaluate_pdfqa(
+            settings, corpus_dir=args.corpus_dir or shared_dir(settings, "corpus/pdfs"),
+            runs=RUNS, project=args.project, limit_pdfs=args.limit_pdfs,
+            rebuild=args.rebuild, log=log)
+        report.update(date=datetime.now(UTC).isoformat(timespec="seconds"),
+                      machine=machine_info(), load_average=[round(x, 2)
+                                                            for x in os.getloadavg()])
+        table = eval_pdfqa.format_table
+    else:
+        report = evaluate(settings, dataset=args.dataset, data_dir=args.data_dir,
+                          project=args.project, rebuild=args.rebuild,
+                          limit_queries=args.limit_queries, depth=getattr(args, "depth", 200),
+                          log=log)
     prog = "citeloom" if Path(sys.argv[0]).name == "citeloom" else "python -m citeloom.evaluate"
     report["command"] = " ".join([prog, *sys.argv[1:]])
     if args.out is None:
@@ -528,7 +557,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     if getattr(args, "json", False):
         print(json.dumps(report, indent=2))
     else:
-        print(format_table(report))
+        print(table(report))
         if args.out:
             print(f"written to {args.out}")
     return 0

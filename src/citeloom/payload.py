@@ -11,6 +11,8 @@ Nothing here imports the index, the models or Docling, so a query reads hits che
 
 from __future__ import annotations
 
+import re
+import unicodedata
 import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -128,8 +130,115 @@ def shorten(text: str, max_chars: int) -> str:
     return text[:max_chars].rsplit(" ", 1)[0] + " …"
 
 
-def passage(rank: int, hit: Any, max_chars: int) -> Passage:
-    """A citable passage from an index hit (anything with ``id``, ``score``, ``payload``)."""
+# -- the part of a chunk a hit shows -----------------------------------------------------------
+ELLIPSIS = "…"
+_WORD = re.compile(r"[^\W_]+")  # runs of letters and digits
+_BREAK = re.compile(r"(?<=[.!?;])\s+|\s*\n\s*")
+# Words that say nothing about where an answer is (en, fr, es, de).
+_STOPWORDS = """
+a an and are as at be by can could did do does for from had has have how i if in into is it
+its many much of on or our paper study that the their there these this those to was we were
+what when where which who whom whose why will with would about after also all among any
+between both during each et al more most no not only other over same such than then they
+through under use used using via
+au aux avec ce ces comment dans de des du elle en est et il la le les leur mais ne ou par
+pas pour quand que quel quelle quels qui sa se son sont sur un une
+al como con cual cuales cuando cuanto del el en es esta este la las lo los para por que se
+su sus un una y
+das dem den der des die ein eine einer und ist im in mit von wie welche welcher wurde zu
+"""
+STOPWORDS = frozenset(_STOPWORDS.split())
+
+
+def terms(text: str) -> set[str]:
+    """Query terms for choosing a window: NFKC, lower-cased alphanumeric tokens, stop words
+    and one-letter tokens out, a plural ``s`` dropped, cut to 5 characters (a crude stem,
+    so "calculated" meets "calculate")."""
+    out = set()
+    for tok in _WORD.findall(unicodedata.normalize("NFKC", text).lower()):
+        if tok in STOPWORDS or (len(tok) < 2 and not tok.isdigit()):
+            continue
+        if len(tok) > 3 and tok.endswith("s"):
+            tok = tok[:-1]
+        out.add(tok[:5])
+    return out
+
+
+def _segments(text: str, longest: int) -> list[tuple[int, int]]:
+    """(start, end) of each sentence or line of ``text``; any longer than ``longest`` is
+    split at word boundaries into pieces of at most ``longest`` characters."""
+    spans, start = [], 0
+    for m in _BREAK.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    out = []
+    for s, e in spans:
+        while e - s > longest:
+            cut = text.rfind(" ", s + 1, s + longest + 1)
+            cut = cut if cut > s else s + longest
+            out.append((s, cut))
+            s = cut
+            while s < e and text[s].isspace():
+                s += 1
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+def window(text: str, max_chars: int, query: str | None = None) -> str:
+    """What a hit shows of its chunk: all of it when it fits ``max_chars``; else the run of
+    whole sentences that holds the most distinct query terms (:func:`terms`) within the
+    budget — the shortest (densest) such run, then the earliest — widened by neighbouring
+    sentences (before, after, in turn) while they fit, then topped up with the words that
+    follow (or, at the chunk's end, precede). Without a query, or when no sentence holds a
+    query term, the run starts at the first sentence: the chunk's head. Cuts are marked
+    ``…``; the result is never longer than ``max_chars``."""
+    text = text.strip()
+    if len(text) <= max_chars:
+        return text
+    budget = max(max_chars - 2 * (len(ELLIPSIS) + 1), 1)
+    segs = _segments(text, max(budget // 3, 1))
+    want = terms(query) if query else set()
+    has = [terms(text[s:e]) & want for s, e in segs] if want else [set()] * len(segs)
+    best, best_key = (0, 0), (0, 0, 0)
+    for i in range(len(segs)):
+        covered: set[str] = set()
+        for j in range(i, len(segs)):
+            size = segs[j][1] - segs[i][0]
+            if size > budget:
+                break
+            covered |= has[j]
+            key = (len(covered), -size, -i)
+            if covered and key > best_key:
+                best, best_key = (i, j), key
+    i, j = best
+    grown = True
+    while grown:
+        grown = False
+        if i > 0 and segs[j][1] - segs[i - 1][0] <= budget:
+            i, grown = i - 1, True
+        if j + 1 < len(segs) and segs[j + 1][1] - segs[i][0] <= budget:
+            j, grown = j + 1, True
+    start, end = segs[i][0], segs[j][1]
+    room = budget - (end - start)
+    if room > 0 and j + 1 < len(segs):  # top up with the words that follow
+        follow = text[end: end + room + 1]
+        end += max(follow.rfind(" "), follow.rfind("\n"), 0)
+    elif room > 0 and i > 0:  # at the chunk's end: with the words before
+        lead = max(start - room - 1, 0)
+        before = text[lead:start]
+        cut = min((k for k in (before.find(" "), before.find("\n")) if k >= 0), default=-1)
+        if cut >= 0:
+            start = lead + cut + 1
+    shown = text[start:end].strip()
+    return ((ELLIPSIS + " " if start > 0 else "") + shown
+            + (" " + ELLIPSIS if end < len(text) else ""))
+
+
+def passage(rank: int, hit: Any, max_chars: int, query: str | None = None) -> Passage:
+    """A citable passage from an index hit (anything with ``id``, ``score``, ``payload``).
+    Its text is the chunk, or the window of it that best matches ``query`` (:func:`window`)."""
     p = hit.payload
     return Passage(
         rank=rank,
@@ -141,7 +250,7 @@ def passage(rank: int, hit: Any, max_chars: int) -> Passage:
         page_start=p.get("page_start"),
         page_end=p.get("page_end"),
         section_path=p.get("section_path", ""),
-        text=shorten(p.get("chunk_text", ""), max_chars),
+        text=window(p.get("chunk_text", ""), max_chars, query),
         doc_id=p.get("doc_id", ""),
         chunk_id=hit.id,
         source_path=p.get("source_path", ""),

@@ -49,7 +49,8 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
           group_by_doc: bool = False, include_references: bool = False,
           max_chars: int = 600) -> QueryResult:
     """Search a project. Reference-list chunks are left out unless asked for: they match
-    every topic a paper cites and crowd out the passages that say something."""
+    every topic a paper cites and crowd out the passages that say something. A chunk longer
+    than ``max_chars`` shows the part that best matches ``text`` (``payload.window``)."""
     t0 = time.perf_counter()
     if not text or not text.strip():
         raise InvalidInput("the query text is empty", "ask a question or give keywords")
@@ -86,7 +87,7 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
         project=project.name, query=text, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
         models={"dense": lock.dense_model, "sparse": lock.sparse_model},
-        hits=[passage(rank, h, max_chars) for rank, h in enumerate(hits, 1)],
+        hits=[passage(rank, h, max_chars, query=text) for rank, h in enumerate(hits, 1)],
         timings_ms={"open": round((t1 - t0) * 1000, 2), "embed": round((t2 - t1) * 1000, 2),
                     "search": round((t3 - t2) * 1000, 2),
                     "total": round((time.perf_counter() - t0) * 1000, 2)},
@@ -97,7 +98,8 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
 def similar(app: Any, project_name: str | None, chunk_ids: list[str],
             negative_ids: list[str] | None = None, top_k: int = 10,
             flt: SearchFilter | None = None, max_chars: int = 600) -> list[Passage]:
-    """Passages like the given chunks (and unlike ``negative_ids``)."""
+    """Passages like the given chunks (and unlike ``negative_ids``). No query text here:
+    a long chunk shows its head (its first sentences)."""
     if not chunk_ids:
         raise InvalidInput("no chunk id given", "take chunk ids from a query answer")
     for cid in chunk_ids:

@@ -1,0 +1,105 @@
+"""What a hit shows of a chunk longer than ``max_chars``: the sentences that match the
+query (payload.window), not the chunk's first characters; checked on the function and on a
+real indexed chunk whose answer is its last sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeloom.payload import ELLIPSIS, passage, terms, window
+from citeloom.service import CiteLoom, TextDoc
+
+FILLER = [f"Participant group {n} attended the clinic on a weekday and completed the usual "
+          "questionnaire about sleep and diet." for n in range(1, 9)]
+FACT = "The osmium assay of the Kittilä cohort returned exactly 417 micrograms per litre."
+TEXT = " ".join([*FILLER, FACT])
+
+
+def test_short_text_is_shown_whole() -> None:
+    assert window("  One sentence. Two.  ", 100, "anything") == "One sentence. Two."
+
+
+def test_window_shows_the_matching_sentence_at_the_end() -> None:
+    shown = window(TEXT, 300, "What did the osmium assay of the Kittila cohort return?")
+    assert len(shown) <= 300
+    assert shown.startswith(ELLIPSIS + " ") and not shown.endswith(ELLIPSIS)
+    assert shown.endswith(FACT)
+    # filled with context before it, whole sentences then words, within the budget
+    assert len(shown) > 250
+
+
+def test_window_in_the_middle_is_marked_on_both_sides() -> None:
+    shown = window(TEXT, 250, "participant group 4 weekday clinic")
+    assert shown.startswith(ELLIPSIS) and shown.endswith(ELLIPSIS)
+    assert "Participant group 4 attended" in shown and len(shown) <= 250
+
+
+def test_without_query_or_match_the_head_is_shown() -> None:
+    for query in (None, "", "zebra migration"):
+        shown = window(TEXT, 300, query)
+        assert shown.startswith(FILLER[0]) and shown.endswith(" " + ELLIPSIS)
+        assert len(shown) <= 300
+
+
+def test_most_distinct_terms_win_then_the_shortest_span() -> None:
+    text = ("Alpha appears here alone. " * 6 + "Beta and alpha meet in this sentence. "
+            + "Gamma closes. " * 6).strip()
+    shown = window(text, 80, "alpha beta")
+    assert "Beta and alpha meet" in shown
+
+
+def test_a_sentence_longer_than_the_budget_is_split_at_words() -> None:
+    text = " ".join(["word"] * 300) + " needle found here " + " ".join(["word"] * 100)
+    shown = window(text, 200, "needle")
+    assert "needle found here" in shown and len(shown) <= 200
+    assert shown.startswith(ELLIPSIS) and shown.endswith(ELLIPSIS)
+    assert all(part == "word" or part in ("needle", "found", "here", ELLIPSIS)
+               for part in shown.split())  # no word cut in half
+
+
+def test_window_is_deterministic_and_never_over_budget() -> None:
+    for max_chars in (100, 137, 250, 400, 799):
+        for query in ("osmium 417", "questionnaire sleep diet", None):
+            a, b = window(TEXT, max_chars, query), window(TEXT, max_chars, query)
+            assert a == b and len(a) <= max_chars
+
+
+def test_terms() -> None:
+    assert terms("What rates did Datta et al. calculate for LMWH?") == {
+        "rate", "datta", "calcu", "lmwh"}
+    assert terms("Calculated ratios") == {"calcu", "ratio"}
+    assert "3" in terms("page 3")  # digits are kept
+
+
+def test_passage_uses_the_query() -> None:
+    class Hit:
+        id = "c1"
+        score = 0.5
+        payload = {"chunk_text": TEXT, "page_start": 2}
+
+    assert passage(1, Hit(), 300, query="osmium assay").text.endswith(FACT)
+    assert passage(1, Hit(), 300).text.startswith(FILLER[0])  # no query: the head
+
+
+@pytest.mark.parametrize("mode", ["sparse", "hybrid", "dense"])
+def test_a_real_chunk_shows_its_last_sentence(make_settings, mode: str) -> None:  # type: ignore[no-untyped-def]
+    app = CiteLoom(make_settings())
+    try:
+        app.index_texts("win", [TextDoc(doc_id="notes", title="Clinic notes", text=TEXT),
+                                TextDoc(doc_id="other", title="Other",
+                                        text="Sleep and diet questionnaires in clinics.")])
+        res = app.query("win", "osmium assay Kittilä cohort micrograms", mode=mode, top_k=2,
+                        max_chars=300)
+        top = res.hits[0]
+        assert top.doc_id == "notes"
+        chunk = next(app.index("win").scroll("notes")).payload
+        assert chunk["doc_chunk_count"] == 1 and chunk["chunk_text"].endswith(FACT)
+        assert len(chunk["chunk_text"]) > 300  # one real chunk, longer than what is shown
+        assert top.text.endswith(FACT) and len(top.text) <= 300
+        # find-similar has no query: the same chunk shows its head
+        other = next(app.index("win").scroll("other")).id
+        similar = app.similar("win", [other], top_k=2, max_chars=300)
+        shown = next(p for p in similar if p.doc_id == "notes").text
+        assert shown.startswith(FILLER[0]) and FACT not in shown
+    finally:
+        app.close()
