@@ -36,7 +36,7 @@ from .errors import (
     as_error,
 )
 from .index import SearchFilter
-from .payload import hit_json
+from .payload import hit_json, window
 
 log = logging.getLogger("citeloom.mcp")
 
@@ -236,9 +236,9 @@ def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
         answer["truncated"] = True
         if chars > 300:
             chars = int(chars * 0.75)
-            for h in hits:
+            for h in hits:  # keep the part that answers the query, not the head
                 if len(h["text"]) > chars:
-                    h["text"] = h["text"][:chars].rsplit(" ", 1)[0] + " …"
+                    h["text"] = window(h["text"], chars, answer.get("query"))
         else:
             hits.pop()
     answer["tokens"] = size()
