@@ -61,8 +61,11 @@ def lib(models_dir: Path, tmp_path: Path) -> Any:
     config = root / "citeloom.toml"
     config.write_text(f'[paths]\ndata_dir = "{data}"\nmodels_dir = "{models_dir}"\n'
                       '[daemon]\nenabled = true\nidle_exit_s = 120\n')
+    # A user's environment: nothing of the test process's offline set-up is inherited, so
+    # every process must find its models (and tokenizers) from the config alone.
     env = {k: v for k, v in os.environ.items()
-           if k not in ("CITELOOM_DATA_DIR", "CITELOOM_MODELS_DIR", "CITELOOM_PROJECT")}
+           if k not in ("CITELOOM_DATA_DIR", "CITELOOM_MODELS_DIR", "CITELOOM_PROJECT",
+                        "TIKTOKEN_CACHE_DIR", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
     env.update(CITELOOM_CONFIG=str(config), CITELOOM_DAEMON="on", PYTHONUNBUFFERED="1")
     world = {"root": root, "data": data, "env": env, "batch": batch, "seed": seed}
     yield world

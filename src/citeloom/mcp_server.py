@@ -104,7 +104,12 @@ class _State:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
+            from .models import use_offline_runtime
+
             self._settings = load_settings()  # --config is not a server option: $CITELOOM_CONFIG
+            # The token budget's tokenizer comes from the provisioned models, never the
+            # network (the service does this for itself; a daemon client must too).
+            use_offline_runtime(self._settings.models_dir)
         return self._settings
 
     @property
