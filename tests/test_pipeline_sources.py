@@ -1,6 +1,6 @@
 """Every way into an index runs through the one ingest loop (``service.pipeline.Pipeline``):
-files and folders, a Zotero collection, plain texts, and reindex — each with real inputs,
-each leaving an audit log; their chunks are the same whichever way a document came in."""
+files and folders, a Zotero collection, plain texts, and reindex — a test each, with real
+inputs, each leaving an audit log; their chunks are the same whichever way a document came."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from .conftest import CORPUS, FIXTURE_PDFS
 from .test_zotero_ingest import library  # noqa: F401 (a real zotero.sqlite with two PDFs)
 
 pytestmark = pytest.mark.slow
+THROMBOSIS = FIXTURE_PDFS / "cermine__test1.pdf"  # the two PDFs of the Zotero fixture too
+TABLES = CORPUS / "text" / "docling__2305.03393v1-pg9.pdf"
 
 
 @pytest.fixture
@@ -38,54 +40,86 @@ def _audit(report) -> list[dict]:  # type: ignore[no-untyped-def]
     return [json.loads(line) for line in Path(report.audit_log).read_text().splitlines()]
 
 
-def test_files_zotero_texts_and_reindex_run_through_one_loop(
-        make_settings, tmp_path: Path, library: dict, runs: list[str],  # noqa: F811
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def _papers(tmp_path: Path) -> Path:
     papers = tmp_path / "papers"
     papers.mkdir()
-    shutil.copy(FIXTURE_PDFS / "cermine__test1.pdf", papers / "thrombosis.pdf")
-    shutil.copy(CORPUS / "text" / "docling__2305.03393v1-pg9.pdf", papers / "tables.pdf")
+    shutil.copy(THROMBOSIS, papers / "thrombosis.pdf")
+    shutil.copy(TABLES, papers / "tables.pdf")
+    return papers
+
+
+def test_files_and_folders(make_settings, tmp_path: Path, runs: list[str]) -> None:
     app = CiteLoom(make_settings(), started_by="test")
     try:
-        # Files and folders.
-        files = app.ingest([papers], "f")
+        files = app.ingest([_papers(tmp_path)], "f")
         assert runs == ["FileSource"] and files.outcome == "ok" and files.count("indexed") == 2
-        ids = {h.id for h in app.index("f").scroll()}
-        assert len(ids) == files.to_dict()["chunks"]
-        assert [r["status"] for r in _audit(files)] == ["indexed", "indexed"]
-        assert {r["started_by"] for r in _audit(files)} == {"test"}
+        assert app.index("f").count() == files.to_dict()["chunks"] > 0
+        audit = _audit(files)
+        assert [(r["status"], r["source"], r["started_by"]) for r in audit] == [
+            ("indexed", "files", "test")] * 2
+        top = app.query("f", "retrievable vena cava filter migration", top_k=1).hits[0]
+        assert Path(top.source_path).name == "thrombosis.pdf"
+    finally:
+        app.close()
 
-        # A Zotero collection of the same two papers: converted from the cache (the worker
-        # is never asked), the same chunks under the same ids, with Zotero's metadata.
+
+def test_zotero_collection(make_settings, tmp_path: Path, library: dict,  # noqa: F811
+                           runs: list[str]) -> None:
+    """The same two papers through Zotero: the same chunk ids as from files, plus the
+    item's metadata."""
+    app = CiteLoom(make_settings(), started_by="test")
+    try:
+        zot = app.ingest_zotero("z", "Thesis")
+        assert runs == ["ZoteroSource"] and zot.count("indexed") == 2, zot.to_dict()
+        assert {r["source"] for r in _audit(zot)} == {"zotero"}
+        files = app.ingest([_papers(tmp_path)], "f")
+        assert {h.id for h in app.index("z").scroll()} == {h.id for h in app.index("f").scroll()}
+        assert files.count("indexed") == 2  # other project, from the conversion cache
+        cited = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
+        assert cited.citekey and cited.zotero_link and cited.year
+    finally:
+        app.close()
+
+
+def test_reindex_from_the_catalog(make_settings, library: dict, runs: list[str],  # noqa: F811
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reindex: the catalog as the source, into a new generation, converting nothing;
+    Zotero's metadata is kept (it comes from the library, not the file)."""
+    app = CiteLoom(make_settings(), started_by="test")
+    try:
+        app.ingest_zotero("z", "Thesis")
+        ids = {h.id for h in app.index("z").scroll()}
+        cited = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
+
         def no_conversion(*_a, **_k):  # type: ignore[no-untyped-def]
             raise AssertionError("converted again")
 
         monkeypatch.setattr("citeloom.worker.ConversionWorker.convert", no_conversion)
-        zot = app.ingest_zotero("z", "Thesis")
-        assert runs[-1] == "ZoteroSource" and zot.count("indexed") == 2, zot.to_dict()
-        assert {r["source"] for r in _audit(zot)} == {"zotero"}
-        assert {h.id for h in app.index("z").scroll()} == ids
-        cited = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
-        assert cited.citekey and cited.zotero_link
-
-        # Reindex: the catalog as the source, into a new generation; Zotero's metadata is
-        # kept (it comes from the library, not the file), the chunk ids are the same.
         generation = app.index("z").generation
         again = app.reindex("z")
         assert runs[-1] == "CatalogSource" and again.count("indexed") == 2, again.to_dict()
         assert app.index("z").generation != generation
         assert {h.id for h in app.index("z").scroll()} == ids
         after = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
-        assert (after.citekey, after.zotero_link) == (cited.citekey, cited.zotero_link)
-        assert len(app.catalog("z")) == 2 and {r["source"] for r in _audit(again)} == {"reindex"}
+        assert (after.citekey, after.zotero_link, after.authors) == (
+            cited.citekey, cited.zotero_link, cited.authors)
+        assert len(app.catalog("z")) == 2
+        assert {r["source"] for r in _audit(again)} == {"reindex"}
+    finally:
+        app.close()
 
-        # Plain texts (the SciFact evaluation's way in).
+
+def test_plain_texts(make_settings, runs: list[str]) -> None:
+    """The SciFact evaluation's way in: texts, no file, no conversion."""
+    app = CiteLoom(make_settings(), started_by="eval")
+    try:
         texts = app.index_texts("t", [
             TextDoc("d1", "Vena cava filters", "Filters migrated in three to eight percent."),
             TextDoc("d2", "Table recognition", "TableFormer predicts table structure.")])
-        assert runs[-1] == "TextSource" and texts.count("indexed") == 2
+        assert runs == ["TextSource"] and texts.count("indexed") == 2
         top = app.query("t", "how often do filters migrate", top_k=1).hits[0]
         assert top.doc_id == "d1" and top.title == "Vena cava filters"
-        assert len(_audit(texts)) == 2
+        assert [(r["source"], r["started_by"]) for r in _audit(texts)] == [("texts", "eval")] * 2
+        assert len(app.catalog("t")) == 0  # texts have no file to keep track of
     finally:
         app.close()
