@@ -157,3 +157,26 @@ def test_newer_zotero_database_is_picked_up(lib: dict[str, Any], library: dict, 
                          lambda h: any(x["zotero_key"] == "NEWPAPER" for x in h))
 
     asyncio.run(scenario())
+
+
+def test_editing_the_config_starts_watching_without_a_restart(lib: dict[str, Any]) -> None:  # noqa: F811
+    from .test_daemon import _pid, cli
+
+    assert cli(lib, "projects").returncode == 0  # a daemon runs, nothing watched
+    pid = _pid(lib["data"])
+    inbox = lib["root"] / "inbox"
+    inbox.mkdir()
+    config = Path(lib["env"]["CITELOOM_CONFIG"])
+    time.sleep(1.1)  # a new mtime even on coarse clocks
+    config.write_text(config.read_text() + f'[projects.later]\nsources = ["{inbox}"]\n'
+                      "watch = true\n")
+    time.sleep(3)  # the daemon notices within a second or two
+    shutil.copy(CORPUS / "text" / "docling__2305.03393v1-pg9.pdf", inbox / "tables.pdf")
+    deadline = time.monotonic() + WITHIN_S
+    while True:
+        out = cli(lib, "query", "table structure recognition", "-p", "later", "--json")
+        if out.returncode == 0 and json.loads(out.stdout)["hits"]:
+            break
+        assert time.monotonic() < deadline, out.stderr
+        time.sleep(1)
+    assert _pid(lib["data"]) == pid  # the same daemon: reloaded, not restarted

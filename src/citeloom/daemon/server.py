@@ -184,9 +184,13 @@ class Daemon:
     def _housekeeping(self) -> None:
         """Stop when idle; optimize and release indexes nobody used for a while (so an
         in-process user can open them)."""
-        release = self.settings.release_idle_s
+        stamp = self._config_stamp()
         while self.server is None or not self.server.should_exit:
             time.sleep(1.0)
+            if self._config_stamp() != stamp:
+                stamp = self._config_stamp()
+                self.reload()
+            release = self.settings.release_idle_s
             if self.idle():
                 log.info("idle: stopping")
                 self.server.should_exit = True
@@ -195,6 +199,41 @@ class Daemon:
                 busy = {j.project for j in self.jobs.active()}
                 with contextlib.suppress(Exception):
                     self.app.release_idle(release, busy)
+
+    def _config_stamp(self) -> int | None:
+        path = self.settings.config_path
+        try:
+            return path.stat().st_mtime_ns if path else None
+        except OSError:
+            return None
+
+    def reload(self) -> None:
+        """citeloom.toml changed: take its projects (a new watched folder, say) without a
+        restart. A file that no longer loads is reported in the log and ignored."""
+        from ..config import load_settings
+
+        try:
+            new = load_settings(self.settings.config_path)
+        except CiteLoomError as exc:
+            log.warning("citeloom.toml changed but cannot be used: %s", exc)
+            return
+        if new.data_dir != self.settings.data_dir:
+            log.warning("citeloom.toml now names another data dir; this daemon keeps %s "
+                        "until it stops", self.settings.data_dir)
+            return
+        self.settings = self.app.settings = new
+        self._start_watching()
+        log.info("citeloom.toml reloaded")
+
+    def _start_watching(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        if any(p.watch for p in self.settings.projects.values()):
+            from .watch import Watcher
+
+            self.watcher = Watcher(self)
+            self.watcher.start()
 
     def _warm_up(self) -> None:
         """Load the query models now, so the first query does not pay for them."""
@@ -222,11 +261,7 @@ class Daemon:
         self.server = uvicorn.Server(config)
         threading.Thread(target=self._housekeeping, name="housekeeping", daemon=True).start()
         threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
-        if any(p.watch for p in self.settings.projects.values()):
-            from .watch import Watcher
-
-            self.watcher = Watcher(self)
-            self.watcher.start()
+        self._start_watching()
         try:
             self.server.run(sockets=[listener])
         finally:
