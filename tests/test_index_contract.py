@@ -172,3 +172,114 @@ def test_generations_swap_atomically(store: Store, index) -> None:  # type: igno
     aborted.ensure(LOCK)
     store.drop("t", aborted)
     assert store.current_generation("t") == new.generation
+
+
+def test_dense_vectors_and_recommend_by_vectors(index) -> None:  # type: ignore[no-untyped-def]
+    vecs = index.dense_vectors([pid(0), pid(2), str(uuid.uuid4())])
+    assert set(vecs) == {pid(0), pid(2)} and len(vecs[pid(0)]) == 3
+    # The same ranking as by ids: a vector from another project of the same model works.
+    hits = index.recommend_vectors([vecs[pid(0)]], [], limit=2,
+                                   flt=SearchFilter(exclude_ids=[pid(0)]))
+    assert [h.id for h in hits] == [h.id for h in index.recommend([pid(0)], [], limit=2)]
+    away = index.recommend_vectors([vecs[pid(0)]], [index.dense_vectors([pid(1)])[pid(1)]],
+                                   limit=4, flt=SearchFilter(exclude_ids=[pid(0), pid(1)]))
+    assert pid(1) not in ids(away) and pid(0) not in ids(away)
+
+
+def emulate_server_snapshots(monkeypatch: pytest.MonkeyPatch, store: Store) -> None:
+    """qdrant-client's local mode has no snapshot API (create_snapshot and recover raise
+    NotImplementedError). For the server store's own steps — snapshot, download, delete it
+    on the server; upload into a new generation, check, promote or drop — these stand in
+    for the server: a "snapshot" is the collection's config, metadata and points as JSON."""
+    import json
+
+    from qdrant_client import models as m
+
+    client = store.client  # type: ignore[attr-defined]
+    made: dict[str, str] = {}
+
+    def create_snapshot(collection: str, wait: bool = True) -> m.SnapshotDescription:
+        made[f"{collection}.snapshot"] = collection
+        return m.SnapshotDescription(name=f"{collection}.snapshot", size=0)
+
+    def delete_snapshot(collection: str, name: str, wait: bool = True) -> bool:
+        return made.pop(name) == collection
+
+    def download(collection: str, name: str, path: Path) -> None:
+        info = client.get_collection(collection)
+        points, _ = client.scroll(collection, limit=10_000, with_vectors=True)
+        path.write_text(json.dumps({
+            "metadata": info.config.metadata,
+            "dim": info.config.params.vectors["dense"].size,
+            "points": [{"id": str(p.id), "payload": p.payload,
+                        "dense": p.vector["dense"], "sparse": p.vector["sparse"].model_dump()}
+                       for p in points]}))
+
+    def upload(collection: str, path: Path) -> None:
+        data = json.loads(path.read_text())
+        client.create_collection(
+            collection, vectors_config={"dense": m.VectorParams(
+                size=data["dim"], distance=m.Distance.COSINE)},
+            sparse_vectors_config={"sparse": m.SparseVectorParams(modifier=m.Modifier.IDF)},
+            metadata=data["metadata"])
+        client.upsert(collection, points=[m.PointStruct(
+            id=p["id"], payload=p["payload"],
+            vector={"dense": p["dense"], "sparse": m.SparseVector(**p["sparse"])})
+            for p in data["points"]])
+
+    monkeypatch.setattr(client, "create_snapshot", create_snapshot)
+    monkeypatch.setattr(client, "delete_snapshot", delete_snapshot)
+    monkeypatch.setattr(store, "_download", download)
+    monkeypatch.setattr(store, "_upload", upload)
+    monkeypatch.setattr(store, "url", "http://qdrant.emulated")
+
+
+def test_snapshot_restores_a_generation_under_another_name(
+        store: Store, index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    if hasattr(store, "client"):
+        emulate_server_snapshots(monkeypatch, store)
+    dense_hits = ids(index.search(dense=[1, 0, 0], sparse=None, mode="dense", limit=2))
+    store.snapshot("t", tmp_path / "indexes" / ".snap")
+    with pytest.raises(InvalidProject):
+        store.snapshot("nope", tmp_path / "indexes" / ".none")
+    new = store.restore("u", tmp_path / "indexes" / ".snap")
+    assert store.current_generation("u") is None  # not current until promoted
+    assert new.lock() == LOCK and new.count() == 4
+    store.promote("u", new)
+    copy = store.open("u")
+    assert copy.count() == 4 and copy.lock() == LOCK
+    assert ids(copy.search(dense=[1, 0, 0], sparse=None, mode="dense", limit=2)) == dense_hits
+    # Onto an existing project: a new generation, swapped in; the old one goes.
+    store.snapshot("u", tmp_path / "indexes" / ".again")
+    old = store.current_generation("t")
+    again = store.restore("t", tmp_path / "indexes" / ".again")
+    store.promote("t", again)
+    assert store.current_generation("t") == again.generation != old
+    assert store.open("t").count() == 4
+    # A restore given up on (the caller's check failed) leaves nothing.
+    store.snapshot("u", tmp_path / "indexes" / ".third")
+    dropped = store.restore("w", tmp_path / "indexes" / ".third")
+    store.drop("w", dropped)
+    assert "w" not in store.projects()
+
+
+def test_local_mode_says_it_has_no_snapshot_api(tmp_path: Path) -> None:
+    """What qdrant-client's local mode does not support: making or recovering a snapshot.
+    The server store says so with a coded error, and creates nothing."""
+    from citeloom.errors import ConfigError
+
+    s = make_store("server", tmp_path / "indexes", qdrant_url=f"file://{tmp_path / 'q'}")
+    try:
+        idx = s.open("t", create=True)
+        idx.ensure(LOCK)
+        with pytest.raises(ConfigError, match="local mode"):
+            s.snapshot("t", tmp_path / "snap")
+        (tmp_path / "staged").mkdir()
+        (tmp_path / "staged" / "collection.snapshot").write_bytes(b"x")
+        with pytest.raises(ConfigError, match="local mode"):
+            s.restore("u", tmp_path / "staged")
+        assert s.projects() == ["t"] and not (tmp_path / "snap").exists()
+        assert [c.name for c in s.client.get_collections().collections] == [  # type: ignore[attr-defined]
+            "citeloom__t__g0001"]
+    finally:
+        s.close()

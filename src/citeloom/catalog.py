@@ -61,6 +61,17 @@ class Catalog:
     def close(self) -> None:
         self._db.close()
 
+    def backup(self, dest: Path) -> None:
+        """A consistent copy in one file at ``dest`` (SQLite's online backup, through a
+        connection of its own; the copy keeps no WAL beside it)."""
+        src, dst = sqlite3.connect(self.path), sqlite3.connect(dest)
+        try:
+            src.backup(dst)
+            dst.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            dst.close()
+            src.close()
+
     def _rows(self, sql: str, *args: object) -> list[DocRecord]:
         return [DocRecord(**dict(r)) for r in self._db.execute(sql, args)]
 

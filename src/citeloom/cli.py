@@ -66,7 +66,10 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("query", help="search a project; hybrid (dense + BM25, RRF) by default")
     q.add_argument("text")
-    q.add_argument("--project", "-p")
+    q.add_argument("--project", "-p", action="append",
+                   help="project name; repeat it to search several projects at once")
+    q.add_argument("--all-projects", action="store_true",
+                   help="search every project with an index")
     q.add_argument("--mode", choices=["hybrid", "dense", "sparse"], default="hybrid")
     q.add_argument("--fusion", choices=["rrf", "dbsf"], default="rrf")
     q.add_argument("--top-k", "-k", type=int, default=5)
@@ -117,6 +120,20 @@ def _parser() -> argparse.ArgumentParser:
 
     pr = sub.add_parser("projects", help="list projects and their indexes")
     pr.add_argument("--json", action="store_true")
+
+    sn = sub.add_parser("snapshot", help="write one archive (tar, .tar.gz compressed) that "
+                        "restores a project: index, catalog, manifest with checksums")
+    sn.add_argument("--project", "-p")
+    sn.add_argument("--output", "-o", type=Path, required=True, metavar="FILE")
+    sn.add_argument("--json", action="store_true")
+
+    rs = sub.add_parser("restore", help="restore a snapshot archive as a project (checked "
+                        "before anything is written)")
+    rs.add_argument("archive", type=Path)
+    rs.add_argument("--project", "-p", required=True, help="the project to restore into")
+    rs.add_argument("--force", action="store_true",
+                    help="replace an existing project (swapped in atomically)")
+    rs.add_argument("--json", action="store_true")
     return p
 
 
@@ -261,36 +278,56 @@ def _summary_table(console: Any, report: Any) -> None:
 def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     from .payload import hit_json
 
+    names = args.project or []
+    across = len(names) > 1 or args.all_projects
+    many = None if args.all_projects else names  # None: every project with an index
+    project = names[0] if names else None
+    skipped: list[dict[str, str]] = []
+    data: Any
     with _service(settings) as app:
-        if args.similar_to:
-            hits = app.similar(args.project, args.similar_to, top_k=args.top_k,
+        if args.similar_to and across:
+            res = app.similar_many(many, args.similar_to, top_k=args.top_k,
+                                   flt=_filter(args), max_chars=settings.passage_chars)
+            hits, skipped, data = res.hits, res.skipped, res.to_dict()
+            header = f"{', '.join(res.projects)} · similar to {', '.join(args.similar_to)}"
+        elif args.similar_to:
+            hits = app.similar(project, args.similar_to, top_k=args.top_k,
                                flt=_filter(args), max_chars=settings.passage_chars)
             header = f"similar to {', '.join(args.similar_to)}"
-            data: Any = [hit_json(h) for h in hits]
+            data = [hit_json(h) for h in hits]
         else:
-            result = app.query(args.project, args.text, mode=args.mode, top_k=args.top_k,
-                               fusion=args.fusion, flt=_filter(args), group_by_doc=args.per_doc,
-                               include_references=args.include_references,
-                               max_chars=settings.passage_chars)
-            hits = result.hits
+            kw: dict[str, Any] = dict(
+                mode=args.mode, top_k=args.top_k, fusion=args.fusion, flt=_filter(args),
+                group_by_doc=args.per_doc, include_references=args.include_references,
+                max_chars=settings.passage_chars)
+            result = (app.query_many(many, args.text, **kw) if across
+                      else app.query(project, args.text, **kw))
+            hits, skipped = result.hits, result.skipped
             how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
-            header = (f"{result.project} · {how} · {len(hits)} hits · "
+            where = (f"{', '.join(result.projects)} (merged by {result.merge})" if across
+                     else result.project)
+            header = (f"{where} · {how} · {len(hits)} hits · "
                       f"{result.timings_ms['total']:.0f} ms")
             data = result.to_dict()
     if args.json:
         _print_json(data)
         return EXIT_OK
-    _print_hits(header, hits)
+    _print_hits(header, hits, show_project=across)
+    for s in skipped:
+        print(f"skipped {s['project']}: {s['code']}: {s['message']} — {s['hint']}",
+              file=sys.stderr)
     return EXIT_OK
 
 
-def _print_hits(header: str, hits: list[Any]) -> None:
+def _print_hits(header: str, hits: list[Any], show_project: bool = False) -> None:
     from rich.console import Console
 
     console = Console()
     console.print(f"[dim]{header}[/]")
     for h in hits:
         who = h.citekey or Path(h.source_path).name
+        if show_project:
+            who = f"{h.project}: {who}"
         console.print(f"\n[bold]{h.rank}. {h.title}[/] [cyan]{h.pages}[/] [dim]{who} · "
                       f"score {h.score:.4f}[/]")
         if h.section_path:
@@ -383,6 +420,35 @@ def _cmd_projects(args: argparse.Namespace, settings: Any) -> int:
     return EXIT_OK
 
 
+def _cmd_snapshot(args: argparse.Namespace, settings: Any) -> int:
+    with _service(settings) as app:
+        info = app.snapshot(args.project, args.output)
+    if args.json:
+        _print_json(info)
+    else:
+        print(f"{info['project']}: {info['chunks']} chunks, {info['documents']} documents "
+              f"(generation {info['generation']}) → {info['archive']} "
+              f"({info['bytes'] / 1e6:.1f} MB, {info['files']} files, {info['seconds']:.1f}s)")
+    return EXIT_OK
+
+
+def _cmd_restore(args: argparse.Namespace, settings: Any) -> int:
+    with _service(settings) as app:
+        info = app.restore(args.archive, args.project, force=args.force)
+    if args.json:
+        _print_json(info)
+    else:
+        print(f"{info['project']}: restored {info['chunks']} chunks, {info['documents']} "
+              f"documents from {info['archive']} (project {info['from_project']!r}, "
+              f"CiteLoom {info['snapshot_version']})"
+              + (", replacing the old index" if info["replaced"] else ""))
+        if not info["config_matches_lock"]:
+            print(f"  note: citeloom.toml asks for other models or chunking than the "
+                  f"snapshot's; ingests into {info['project']} are refused until the "
+                  "project's settings match it, or `citeloom reindex` migrates it")
+    return EXIT_OK
+
+
 def _cmd_daemon(args: argparse.Namespace, settings: Any) -> int:
     from .daemon.client import DaemonClient
 
@@ -448,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
         handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
                    "projects": _cmd_projects, "reindex": _cmd_reindex,
                    "inspect": _cmd_inspect, "optimize": _cmd_optimize, "serve": _cmd_serve,
-                   "daemon": _cmd_daemon,
+                   "daemon": _cmd_daemon, "snapshot": _cmd_snapshot, "restore": _cmd_restore,
                    "cite": _cmd_cite, "eval": _cmd_eval,
                    "validate": _cmd_validate}[args.command]
         return handler(args, settings)

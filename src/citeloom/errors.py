@@ -14,6 +14,7 @@
     ├── PathNotAllowed             PATH_NOT_ALLOWED an MCP call named a path outside the roots
     ├── Timeout                    TIMEOUT         a query or conversion ran out of time
     ├── HybridNotSupported         HYBRID_NOT_SUPPORTED the index has no sparse vectors
+    ├── SnapshotInvalid            SNAPSHOT_INVALID a snapshot archive is damaged or incomplete
     └── InternalError              INTERNAL_ERROR  a bug: anything else that went wrong
 
     ConfigError    └── OcrUnavailable      Tesseract or an OCR language is not installed
@@ -137,6 +138,15 @@ class HybridNotSupported(CiteLoomError):
 
     code = "HYBRID_NOT_SUPPORTED"
     hint = 'use dense search, or reindex the project with sparse_model = "Qdrant/bm25"'
+
+
+class SnapshotInvalid(CiteLoomError):
+    """A snapshot archive fails its checks (a checksum, a missing or extra file, a cut-off
+    end, a manifest that does not parse); nothing of it was restored."""
+
+    code = "SNAPSHOT_INVALID"
+    hint = ("the archive is damaged or incomplete (cut short, or changed in transit): copy "
+            "it again or take a new snapshot with `citeloom snapshot`; nothing was restored")
 
 
 class InternalError(CiteLoomError):

@@ -250,73 +250,103 @@ def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
     return answer
 
 
-async def _search(project: str, text: str, top_k: int, filters: Filters | None,
-                  mode: str, fusion: str) -> dict[str, Any]:
+def _which(project: str | None, projects: list[str] | None, cid: str) -> tuple[bool, Any]:
+    """``(across, names)``: one project (``across`` false), or several to merge (``names``
+    None: every project with an index, asked for as ``["*"]``)."""
+    if projects:
+        if "*" in projects:
+            return True, None
+        return True, list(dict.fromkeys([*([project] if project else []), *projects]))
+    if not project:
+        raise _fail(InvalidInput("no project given", "pass project, or projects (['*'] for "
+                                 "every project); list_projects names them"), cid)
+    return False, project
+
+
+async def _search(project: str | None, text: str, top_k: int, filters: Filters | None,
+                  mode: str, fusion: str, projects: list[str] | None = None) -> dict[str, Any]:
     cid = uuid.uuid4().hex[:12]
     s = _settings(cid)
     f = filters or Filters()
+    across, names = _which(project, projects, cid)
+    kw = dict(mode=mode, top_k=top_k, fusion=fusion, flt=f.to_search(),
+              group_by_doc=f.one_per_document, include_references=f.include_references,
+              max_chars=s.passage_chars)
     # state.app is looked up inside the call, so a bad citeloom.toml (raised while the
     # service is made) comes back as a coded tool error.
-    result = await _call(cid, lambda: state.app.query(
-        project, text, mode=mode, top_k=top_k, fusion=fusion, flt=f.to_search(),
-        group_by_doc=f.one_per_document, include_references=f.include_references,
-        max_chars=s.passage_chars), timeout=s.query_timeout_s)
+    result = await _call(cid, lambda: (state.app.query_many if across else state.app.query)(
+        names, text, **kw), timeout=s.query_timeout_s)
     answer = {**result.to_dict(), "correlation_id": cid}
-    log.info("query", extra={"cid": cid, "project": project, "mode": mode,
+    log.info("query", extra={"cid": cid, "project": project or names, "mode": mode,
                              "hits": len(answer["hits"]), "ms": result.timings_ms["total"]})
     return fit_budget(answer, s.answer_token_budget)
 
 
-async def _similar(project: str, chunk_ids: list[str], top_k: int,
-                   filters: Filters | None) -> dict[str, Any]:
+async def _similar(project: str | None, chunk_ids: list[str], top_k: int,
+                   filters: Filters | None, projects: list[str] | None = None
+                   ) -> dict[str, Any]:
     cid = uuid.uuid4().hex[:12]
     s = _settings(cid)
     f = filters or Filters()
+    across, names = _which(project, projects, cid)
     started = time.perf_counter()
-    hits = await _call(cid, lambda: state.app.similar(
-        project, chunk_ids, top_k=top_k, flt=f.to_search(), max_chars=s.passage_chars),
-        timeout=s.query_timeout_s)
+    if across:
+        found = await _call(cid, lambda: state.app.similar_many(
+            names, chunk_ids, top_k=top_k, flt=f.to_search(), max_chars=s.passage_chars),
+            timeout=s.query_timeout_s)
+        answer = found.to_dict()
+    else:
+        hits = await _call(cid, lambda: state.app.similar(
+            project, chunk_ids, top_k=top_k, flt=f.to_search(), max_chars=s.passage_chars),
+            timeout=s.query_timeout_s)
+        answer = {"project": project, "similar_to": chunk_ids, "mode": "recommend",
+                  "hits": [hit_json(p) for p in hits]}
     ms = round((time.perf_counter() - started) * 1000, 2)
-    answer = {"project": project, "similar_to": chunk_ids, "mode": "recommend",
-              "hits": [hit_json(p) for p in hits], "timings_ms": {"total": ms},
-              "correlation_id": cid}
-    log.info("similar", extra={"cid": cid, "project": project, "hits": len(hits), "ms": ms})
+    answer.update(timings_ms={"total": ms}, correlation_id=cid)
+    log.info("similar", extra={"cid": cid, "project": project or names,
+                               "hits": len(answer["hits"]), "ms": ms})
     return fit_budget(answer, s.answer_token_budget)
 
 
 TopK = Annotated[int, Field(description="number of passages, 1-50",
                             json_schema_extra={"minimum": 1, "maximum": 50})]
 ProjectName = Annotated[str, Field(description="project name, from list_projects")]
+SomeProject = Annotated[str | None, Field(
+    description="project name, from list_projects (or give projects)")]
+Projects = Annotated[list[str] | None, Field(
+    description="search these projects together, beside project (['*']: every project); "
+    "hits carry their project, and projects that cannot answer are listed in skipped")]
 QueryText = Annotated[str, Field(description="the question or keywords")]
 
 
 @mcp.tool
-async def query(project: ProjectName, text: QueryText, top_k: TopK = 8,
-                filters: Filters | None = None) -> dict[str, Any]:
-    """Search a project by meaning (dense embeddings). Returns citable passages: citekey,
-    title, authors, year, page span, section path, text."""
-    return await _search(project, text, top_k, filters, "dense", "rrf")
+async def query(project: SomeProject = None, *, text: QueryText, top_k: TopK = 8,
+                filters: Filters | None = None, projects: Projects = None) -> dict[str, Any]:
+    """Search a project (or several) by meaning (dense embeddings). Returns citable
+    passages: citekey, title, authors, year, page span, section path, text, project."""
+    return await _search(project, text, top_k, filters, "dense", "rrf", projects)
 
 
 @mcp.tool
-async def query_hybrid(project: ProjectName, text: QueryText, top_k: TopK = 8,
+async def query_hybrid(project: SomeProject = None, *, text: QueryText, top_k: TopK = 8,
                        filters: Filters | None = None,
                        fusion: Annotated[Literal["rrf", "dbsf"], Field(
                            description="rank fusion: rrf (default) or dbsf")] = "rrf",
-                       ) -> dict[str, Any]:
-    """Search a project by meaning and exact terms together (dense + BM25, fused). The best
-    default for questions; returns citable passages."""
-    return await _search(project, text, top_k, filters, "hybrid", fusion)
+                       projects: Projects = None) -> dict[str, Any]:
+    """Search a project (or several) by meaning and exact terms together (dense + BM25,
+    fused). The best default for questions; returns citable passages."""
+    return await _search(project, text, top_k, filters, "hybrid", fusion, projects)
 
 
 @mcp.tool
-async def find_similar(project: ProjectName,
+async def find_similar(project: SomeProject = None, *,
                        chunk_ids: Annotated[list[str], Field(
                            description="chunk_id values of hits from query or query_hybrid")],
-                       top_k: TopK = 8, filters: Filters | None = None) -> dict[str, Any]:
+                       top_k: TopK = 8, filters: Filters | None = None,
+                       projects: Projects = None) -> dict[str, Any]:
     """More passages like the given ones (by their dense vectors), e.g. to follow up a good
-    hit across the library. The given chunks themselves are not returned."""
-    return await _similar(project, chunk_ids, top_k, filters)
+    hit across the library (or across projects). The given chunks are not returned."""
+    return await _similar(project, chunk_ids, top_k, filters, projects)
 
 
 @mcp.tool

@@ -100,6 +100,7 @@ class Passage:
     item_labels: list[str] = field(default_factory=list)
     zotero_key: str | None = None  # the Zotero item (or standalone PDF) it came from
     zotero_link: str | None = None  # zotero://open-pdf/... at the page, or zotero://select/...
+    project: str | None = None  # the project it was found in
 
     @property
     def pages(self) -> str:
@@ -236,9 +237,12 @@ def window(text: str, max_chars: int, query: str | None = None) -> str:
             + (" " + ELLIPSIS if end < len(text) else ""))
 
 
-def passage(rank: int, hit: Any, max_chars: int, query: str | None = None) -> Passage:
+def passage(rank: int, hit: Any, max_chars: int, query: str | None = None,
+            project: str | None = None) -> Passage:
     """A citable passage from an index hit (anything with ``id``, ``score``, ``payload``).
-    Its text is the chunk, or the window of it that best matches ``query`` (:func:`window`)."""
+    Its text is the chunk, or the window of it that best matches ``query`` (:func:`window`).
+    Its ``project`` is the one searched when given (a project restored under a new name
+    still stores its old one), else the payload's ``project_id``."""
     p = hit.payload
     return Passage(
         rank=rank,
@@ -257,6 +261,7 @@ def passage(rank: int, hit: Any, max_chars: int, query: str | None = None) -> Pa
         item_labels=p.get("item_labels") or [],
         zotero_key=p.get("zotero_key"),
         zotero_link=zotero_link(p),
+        project=project or p.get("project_id"),
     )
 
 

@@ -154,6 +154,35 @@ class RemoteCiteLoom:
                           flt=asdict(flt) if flt else None, max_chars=max_chars)
         return [Passage(**h) for h in hits]
 
+    def query_many(self, projects: list[str] | None, text: str, *, mode: str = "hybrid",
+                   top_k: int = 10, fusion: str = "rrf", flt: SearchFilter | None = None,
+                   group_by_doc: bool = False, include_references: bool = False,
+                   max_chars: int = 600) -> Any:
+        from ..service.search import QueryResult
+
+        return QueryResult.from_dict(self._call(
+            "query_many", projects=projects, text=text, mode=mode, top_k=top_k,
+            fusion=fusion, flt=asdict(flt) if flt else None, group_by_doc=group_by_doc,
+            include_references=include_references, max_chars=max_chars))
+
+    def similar_many(self, projects: list[str] | None, chunk_ids: list[str],
+                     negative_ids: list[str] | None = None, top_k: int = 10,
+                     flt: SearchFilter | None = None, max_chars: int = 600) -> Any:
+        from ..service.search import SimilarResult
+
+        return SimilarResult.from_dict(self._call(
+            "similar_many", projects=projects, chunk_ids=chunk_ids, negative_ids=negative_ids,
+            top_k=top_k, flt=asdict(flt) if flt else None, max_chars=max_chars))
+
+    def snapshot(self, project_name: str | None, out: Path) -> dict[str, Any]:
+        return self._call("snapshot", project=self._name(project_name),
+                          out=str(Path(out).expanduser().absolute()))
+
+    def restore(self, archive: Path, project_name: str | None, *,
+                force: bool = False) -> dict[str, Any]:
+        return self._call("restore", archive=str(Path(archive).expanduser().absolute()),
+                          project=self._name(project_name), force=force)
+
     def list_projects(self) -> list[dict[str, Any]]:
         return self._call("list_projects")
 

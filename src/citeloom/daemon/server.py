@@ -3,8 +3,9 @@ owns every index of the data dir, a job manager (one writer per project, queries
 wait for jobs), the folder and Zotero watchers, and an idle timer.
 
     GET  /health                      pid, data dir, version
-    POST /call/<operation>            query, similar, list_projects, inspect, cite,
-                                      check_writable, optimize  (JSON arguments)
+    POST /call/<operation>            query, similar, query_many, similar_many,
+                                      list_projects, inspect, cite, check_writable,
+                                      optimize, snapshot, restore  (JSON arguments)
     POST /jobs                        start an ingest, Zotero or reindex job
     GET  /jobs[?project=]             the jobs
     GET  /jobs/<id>?wait=S&seen=N     a job, waiting up to S seconds for news; its file
@@ -25,6 +26,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
@@ -58,6 +60,18 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "cite": lambda a: app.cite(a["citekeys"], a.get("fmt", "bibtex"), a.get("project")),
         "check_writable": lambda a: app.check_writable(a["project"]),
         "optimize": lambda a: app.optimize(a["project"]),
+        "query_many": lambda a: app.query_many(
+            a.get("projects"), a["text"], mode=a.get("mode", "hybrid"),
+            top_k=a.get("top_k", 10), fusion=a.get("fusion", "rrf"), flt=_filter(a.get("flt")),
+            group_by_doc=a.get("group_by_doc", False),
+            include_references=a.get("include_references", False),
+            max_chars=a.get("max_chars", 600)).to_dict(),
+        "similar_many": lambda a: app.similar_many(
+            a.get("projects"), a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
+            _filter(a.get("flt")), a.get("max_chars", 600)).to_dict(),
+        "snapshot": lambda a: app.snapshot(a["project"], Path(a["out"])),
+        "restore": lambda a: app.restore(Path(a["archive"]), a["project"],
+                                         force=a.get("force", False)),
     }
 
 

@@ -10,8 +10,10 @@ a half-built index.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -100,6 +102,42 @@ def atomic_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
+def data_end(fd: int, size: int) -> int:
+    """Where the data of an open file ends: the end of its last extent, so that the hole
+    after it need not be copied (Edge preallocates its WAL files and mmap chunks, 32 MB each,
+    and writes their first few kB). The file's size where the filesystem cannot say."""
+    seek_data, seek_hole = getattr(os, "SEEK_DATA", None), getattr(os, "SEEK_HOLE", None)
+    if seek_data is None or seek_hole is None:
+        return size
+    end = pos = 0
+    try:
+        while pos < size:
+            pos = os.lseek(fd, os.lseek(fd, pos, seek_data), seek_hole)
+            end = pos
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # ENXIO: no data after pos; anything else: unsupported
+            return size
+    finally:
+        os.lseek(fd, 0, os.SEEK_SET)
+    return min(end, size)
+
+
+def copy_sparse(src: str | Path, dst: str | Path) -> None:
+    """Copy a file up to the end of its data, then extend it to its size with a hole (see
+    :func:`data_end`); a ``copy_function`` for :func:`shutil.copytree`."""
+    with open(src, "rb") as fi, open(dst, "wb") as fo:
+        size = os.fstat(fi.fileno()).st_size
+        remaining = data_end(fi.fileno(), size)
+        while remaining > 0:
+            chunk = fi.read(min(1 << 20, remaining))
+            if not chunk:
+                break
+            fo.write(chunk)
+            remaining -= len(chunk)
+        fo.truncate(size)
+    shutil.copystat(src, dst)
+
+
 class Index(ABC):
     """One generation of one project's index."""
 
@@ -135,6 +173,17 @@ class Index(ABC):
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:
         """Chunks most like the ``positive`` chunk ids and unlike the ``negative`` ones."""
+
+    @abstractmethod
+    def dense_vectors(self, ids: list[str]) -> dict[str, list[float]]:
+        """The dense vectors of those of ``ids`` this generation holds (to look for chunks
+        like them in another project with the same dense model)."""
+
+    @abstractmethod
+    def recommend_vectors(self, positive: list[list[float]], negative: list[list[float]],
+                          limit: int, flt: SearchFilter | None = None) -> list[Hit]:
+        """Chunks most like the ``positive`` dense vectors and unlike the ``negative`` ones
+        (best score), as :meth:`recommend` ranks them."""
 
     @abstractmethod
     def scroll(self, doc_id: str | None = None, batch: int = 1000,
@@ -196,6 +245,19 @@ class Store(ABC):
     @abstractmethod
     def current_generation(self, project: str) -> str | None:
         """Name of the current generation, or None for a project with no index."""
+
+    @abstractmethod
+    def snapshot(self, project: str, dest: Path) -> None:
+        """Write the current generation, as it is now, into ``dest`` (a folder it creates):
+        Edge copies its flushed shard and model lock; a server makes a snapshot with its
+        snapshot API and downloads it. The caller keeps writers out meanwhile (the service
+        holds its ``_swap`` lock). Raises InvalidProject for a project with no index."""
+
+    @abstractmethod
+    def restore(self, project: str, staged: Path) -> Index:
+        """A new generation of ``project`` made from a folder :meth:`snapshot` wrote
+        (``staged``, beside the indexes; it is used up). Not current until :meth:`promote`;
+        :meth:`drop` removes it if the caller gives up. The project need not exist."""
 
     @abstractmethod
     def close(self) -> None:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..embed import Sparse
-from ..errors import IndexUnavailable, InvalidInput, InvalidProject
+from ..errors import IndexUnavailable, InvalidInput, InvalidProject, SnapshotInvalid
 from .base import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -51,6 +51,7 @@ from .base import (
     Store,
     atomic_json,
     build_filter,
+    copy_sparse,
 )
 
 _log = logging.getLogger(__name__)
@@ -431,6 +432,20 @@ class EdgeIndex(Index):
                              filter=build_filter(flt, _dialect()), with_payload=True)
         return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in shard.query(req)]
 
+    def dense_vectors(self, ids: list[str]) -> dict[str, list[float]]:
+        return {str(r.id): list(r.vector["dense"])
+                for r in self._open().retrieve(ids, with_payload=False, with_vector=["dense"])}
+
+    def recommend_vectors(self, positive: list[list[float]], negative: list[list[float]],
+                          limit: int, flt: SearchFilter | None = None) -> list[Hit]:
+        import qdrant_edge as q
+
+        rq = q.RecommendQuery(positives=positive, negatives=negative)
+        req = q.QueryRequest(limit=limit, query=q.Query.RecommendBestScore(rq, using="dense"),
+                             filter=build_filter(flt, _dialect()), with_payload=True)
+        return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
+                for p in self._open().query(req)]
+
     def scroll(self, doc_id: str | None = None, batch: int = 1000,
                fields: list[str] | None = None) -> Iterator[Hit]:
         import qdrant_edge as q
@@ -544,6 +559,34 @@ class EdgeStore(Store):
         for key in [k for k in self._open if k[0] == project]:
             self._open.pop(key).close()
         shutil.rmtree(self.index_dir / project, ignore_errors=True)
+
+    def snapshot(self, project: str, dest: Path) -> None:
+        """The shard's files as they are after a flush, and the model lock. Edge runs
+        nothing in the background: with writes held off, the flushed files are the shard,
+        and a copy of them loads anywhere (the shard stays open here meanwhile, and this
+        process holds the project's lock, so no other process writes either). Preallocated
+        files are copied up to the end of their data (``copy_sparse``)."""
+        handle = self.open(project)
+        assert isinstance(handle, EdgeIndex)
+        handle._open().flush()
+        dest.mkdir(parents=True)
+        shutil.copytree(handle.shard_dir, dest / "shard", copy_function=copy_sparse)
+        shutil.copy2(handle.root / LOCK_FILE, dest / LOCK_FILE)
+
+    def restore(self, project: str, staged: Path) -> Index:
+        """The staged folder (``shard/`` and ``model_lock.json``) becomes the next generation
+        folder in one rename: it was unpacked beside the indexes, on the same filesystem."""
+        if not (staged / "shard").is_dir() or not (staged / LOCK_FILE).is_file():
+            raise SnapshotInvalid(f"the snapshot holds no Edge shard for project {project!r}")
+        handle = self.new_generation(project)
+        assert isinstance(handle, EdgeIndex)
+        try:
+            os.rename(staged, handle.root)
+        except OSError as exc:
+            self.drop(project, handle)
+            raise IndexUnavailable(f"cannot move the restored index into place: {exc}",
+                                   f"check that {self.index_dir} is writable") from None
+        return handle
 
 
 def _write_current(root: Path, generation: str) -> None:

@@ -10,12 +10,16 @@ never see a half-built index. Tests run this backend against qdrant-client's loc
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from ..embed import Sparse
-from ..errors import IndexUnavailable, InvalidInput, InvalidProject
+from ..errors import ConfigError, IndexUnavailable, InvalidInput, InvalidProject, SnapshotInvalid
 from .base import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -34,6 +38,13 @@ from .base import (
 )
 
 PREFIX = "citeloom__"
+SNAPSHOT_FILE = "collection.snapshot"  # Qdrant's own collection snapshot, as downloaded
+
+
+def _no_snapshots() -> ConfigError:
+    return ConfigError("qdrant-client's local mode (QDRANT_URL=file://...) has no snapshot API",
+                       "snapshot and restore projects on a Qdrant server, or on the edge "
+                       "backend")
 
 
 def _dialect() -> FilterDialect:
@@ -164,6 +175,22 @@ class ServerIndex(Index):
             query_filter=build_filter(flt, _dialect()))
         return [_hit(p) for p in res.points]
 
+    def dense_vectors(self, ids: list[str]) -> dict[str, list[float]]:
+        return {str(r.id): list(r.vector["dense"]) for r in self.client.retrieve(
+            self.collection, ids, with_payload=False, with_vectors=["dense"])}
+
+    def recommend_vectors(self, positive: list[list[float]], negative: list[list[float]],
+                          limit: int, flt: SearchFilter | None = None) -> list[Hit]:
+        from qdrant_client import models as m
+
+        res = self.client.query_points(
+            self.collection, using="dense", limit=limit, with_payload=True,
+            query=m.RecommendQuery(recommend=m.RecommendInput(
+                positive=positive, negative=negative or None,
+                strategy=m.RecommendStrategy.BEST_SCORE)),
+            query_filter=build_filter(flt, _dialect()))
+        return [_hit(p) for p in res.points]
+
     def scroll(self, doc_id: str | None = None, batch: int = 1000,
                fields: list[str] | None = None) -> Iterator[Hit]:
         flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
@@ -192,6 +219,8 @@ class ServerStore(Store):
                  path: str | None = None) -> None:
         from qdrant_client import QdrantClient
 
+        self.url = url  # None in local mode
+        self.api_key = api_key
         try:
             self.client = (QdrantClient(path=path) if path
                            else QdrantClient(url=url, api_key=api_key, timeout=10))
@@ -266,6 +295,92 @@ class ServerStore(Store):
         for c in self.client.get_collections().collections:
             if c.name.startswith(f"{alias}__g"):
                 self.client.delete_collection(c.name)
+
+    # -- snapshots: Qdrant's collection snapshot API ---------------------------------------
+    def snapshot(self, project: str, dest: Path) -> None:
+        """A snapshot of the current collection, made by the server (consistent there by
+        construction), downloaded into ``dest``, then deleted on the server."""
+        collection = self._aliases().get(PREFIX + project)
+        if collection is None:
+            raise InvalidProject(f"project {project!r} has no index yet",
+                                 f"ingest into it first: `citeloom ingest PATH --project "
+                                 f"{project}`")
+        try:
+            made = self.client.create_snapshot(collection, wait=True)
+        except NotImplementedError:
+            raise _no_snapshots() from None
+        if made is None:
+            raise IndexUnavailable(f"Qdrant made no snapshot of {collection}", "retry")
+        dest.mkdir(parents=True)
+        try:
+            self._download(collection, made.name, dest / SNAPSHOT_FILE)
+        finally:
+            with contextlib.suppress(Exception):
+                self.client.delete_snapshot(collection, made.name, wait=True)
+
+    def restore(self, project: str, staged: Path) -> Index:
+        """The downloaded snapshot, uploaded into a new collection (the next generation),
+        with its sha256 for the server to check; removed again if anything fails."""
+        path = staged / SNAPSHOT_FILE
+        if not path.is_file():
+            raise SnapshotInvalid(f"the snapshot holds no Qdrant collection for {project!r}")
+        if self.url is None:
+            raise _no_snapshots()
+        new = self.new_generation(project)
+        assert isinstance(new, ServerIndex)
+        try:
+            self._upload(new.collection, path)
+            if new.lock() is None:
+                raise SnapshotInvalid("the restored collection carries no CiteLoom model lock")
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.client.delete_collection(new.collection)
+            raise
+        return new
+
+    def _rest(self, path: str) -> str:
+        assert self.url is not None
+        return self.url.rstrip("/") + path
+
+    def _headers(self) -> dict[str, str]:
+        return {"api-key": self.api_key} if self.api_key else {}
+
+    def _download(self, collection: str, name: str, path: Path) -> None:
+        import httpx
+
+        url = self._rest(f"/collections/{quote(collection, safe='')}/snapshots/"
+                         f"{quote(name, safe='')}")
+        try:
+            with httpx.stream("GET", url, headers=self._headers(), timeout=None) as r:
+                if r.status_code != 200:
+                    raise IndexUnavailable(f"Qdrant did not send snapshot {name}: "
+                                           f"HTTP {r.status_code}", "retry")
+                with open(path, "wb") as f:
+                    for chunk in r.iter_bytes(1 << 20):
+                        f.write(chunk)
+        except httpx.HTTPError as exc:
+            raise IndexUnavailable(f"downloading snapshot {name} failed: {exc}",
+                                   "check QDRANT_URL and that the server runs") from None
+
+    def _upload(self, collection: str, path: Path) -> None:
+        import httpx
+
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        url = self._rest(f"/collections/{quote(collection, safe='')}/snapshots/upload")
+        try:
+            with open(path, "rb") as f:
+                r = httpx.post(url, params={"wait": "true", "checksum": digest.hexdigest()},
+                               files={"snapshot": (path.name, f)}, headers=self._headers(),
+                               timeout=None)
+        except httpx.HTTPError as exc:
+            raise IndexUnavailable(f"uploading the snapshot failed: {exc}",
+                                   "check QDRANT_URL and that the server runs") from None
+        if r.status_code != 200:
+            raise IndexUnavailable(f"Qdrant refused the snapshot: HTTP {r.status_code} "
+                                   f"{r.text[:200]}", "check the server's log")
 
 
 class _PendingFirst(ServerIndex):

@@ -34,10 +34,10 @@ from ..models import chunk_limit, dense_spec, use_offline_runtime
 from ..payload import Passage, external_metadata
 from ..report import IngestReport
 from ..sources import CatalogSource, FileSource, Source, TextDoc, TextSource, ZoteroSource
-from . import library, search
+from . import library, search, snapshots
 from .executor import Executor, InProcess
 from .pipeline import Pipeline, ProgressFn
-from .search import QueryResult
+from .search import QueryResult, SimilarResult
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
@@ -52,7 +52,10 @@ class CiteLoom:
 
     Thread-safe for the MCP server's use: queries may run while an ingest job writes, and a
     reindex swaps generations under ``_swap`` so a query sees the old or the new, never
-    neither."""
+    neither. Every write step (a batch of points with its catalog rows, a prune, an
+    optimize, a promote with its catalog) holds ``_swap`` too, so a snapshot, which holds it
+    while it copies, sees a project between two steps. A whole ingest, reindex or restore
+    of a project holds :meth:`writer` (one writer per project)."""
 
     def __init__(self, settings: Settings, *, index_wait_s: float = 0.0,
                  started_by: str = "api") -> None:
@@ -75,6 +78,7 @@ class CiteLoom:
         self._zotero: Any = None
         self._swap = threading.RLock()
         self._load = threading.Lock()
+        self._writers: dict[str, threading.RLock] = {}
 
     # -- models (loaded on first use) ---------------------------------------------------
     def dense(self, model_id: str) -> DenseEmbedder:
@@ -139,6 +143,11 @@ class CiteLoom:
     @staticmethod
     def index_params(project: ProjectConfig) -> IndexParams:
         return IndexParams(project.hnsw_m, project.hnsw_ef_construct, project.quantization)
+
+    def writer(self, name: str) -> threading.RLock:
+        """The lock a project's ingest, reindex or restore holds from start to end."""
+        with self._load:
+            return self._writers.setdefault(name, threading.RLock())
 
     # -- stores, indexes, catalogs ---------------------------------------------------------
     def store(self, project: ProjectConfig) -> Store:
@@ -283,11 +292,13 @@ class CiteLoom:
         """Ingest ``source`` into a project (created on first write). ``started_by`` names
         the caller in the audit log (default: the service's)."""
         project = self.settings.project(project_name, create=True)
-        index = self.index(project.name, create=True)
-        index.ensure(self.model_lock(project), self.index_params(project))
-        pipeline = Pipeline(self, project, index, self.catalog(project.name), self.executor())
-        return pipeline.run(source, progress=progress, optimize=optimize,
-                            started_by=started_by or self.started_by)
+        with self.writer(project.name):
+            index = self.index(project.name, create=True)
+            index.ensure(self.model_lock(project), self.index_params(project))
+            pipeline = Pipeline(self, project, index, self.catalog(project.name),
+                                self.executor())
+            return pipeline.run(source, progress=progress, optimize=optimize,
+                                started_by=started_by or self.started_by)
 
     def ingest(self, paths: list[Path], project_name: str | None,
                progress: ProgressFn | None = None, prune: bool = False,
@@ -323,6 +334,11 @@ class CiteLoom:
         cached conversions, in a new generation; swap it in when complete. Queries keep
         answering from the old generation until then."""
         project = self.settings.project(project_name, create=True)
+        with self.writer(project.name):
+            return self._reindex(project, progress, started_by)
+
+    def _reindex(self, project: ProjectConfig, progress: ProgressFn | None,
+                 started_by: str | None) -> IngestReport:
         store = self.store(project)
         old = self.index(project.name)
         catalog = self.catalog(project.name)
@@ -342,11 +358,11 @@ class CiteLoom:
         except BaseException:
             store.drop(project.name, new)
             raise
-        with self._swap:
+        with self._swap:  # the new generation and its catalog rows: one step
             store.promote(project.name, new)
             self._indexes[project.name] = new
             old.close()
-        pipeline.commit_records(replacing=source.records)
+            pipeline.commit_records(replacing=source.records)
         return report
 
     def optimize(self, project_name: str | None) -> float:
@@ -396,6 +412,30 @@ class CiteLoom:
                 flt: SearchFilter | None = None, max_chars: int = 600) -> list[Passage]:
         return search.similar(self, project_name, chunk_ids, negative_ids, top_k, flt,
                               max_chars)
+
+    def query_many(self, projects: list[str] | None, text: str, *, mode: Mode = "hybrid",
+                   top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+                   group_by_doc: bool = False, include_references: bool = False,
+                   max_chars: int = 600) -> QueryResult:
+        """One question across ``projects`` (None: every project with an index)."""
+        return search.query_many(self, projects, text, mode=mode, top_k=top_k, fusion=fusion,
+                                 flt=flt, group_by_doc=group_by_doc,
+                                 include_references=include_references, max_chars=max_chars)
+
+    def similar_many(self, projects: list[str] | None, chunk_ids: list[str],
+                     negative_ids: list[str] | None = None, top_k: int = 10,
+                     flt: SearchFilter | None = None, max_chars: int = 600) -> SimilarResult:
+        return search.similar_many(self, projects, chunk_ids, negative_ids, top_k, flt,
+                                   max_chars)
+
+    def snapshot(self, project_name: str | None, out: Path) -> dict[str, Any]:
+        """Write one archive that restores the project (see ``snapshots.py``)."""
+        return snapshots.take(self, project_name, Path(out))
+
+    def restore(self, archive: Path, project_name: str | None, *,
+                force: bool = False) -> dict[str, Any]:
+        """Restore an archive as ``project_name`` (an existing project only with ``force``)."""
+        return snapshots.restore(self, Path(archive), project_name, force=force)
 
     def list_projects(self) -> list[dict[str, Any]]:
         return library.list_projects(self)

@@ -69,7 +69,8 @@ class Pipeline:
             self._emit(res)
         if any(f.chunks for f in report.files if f.status in ("indexed", "replaced")):
             if optimize or source.always_optimize:
-                self.index.optimize()
+                with self.app._swap:  # a write step too (it rewrites segments)
+                    self.index.optimize()
             else:  # the MCP server optimizes once the project is idle
                 self.app._unoptimized.add(self.index.project)
         report.seconds = time.perf_counter() - started
@@ -173,32 +174,31 @@ class Pipeline:
 
     def _flush(self) -> None:
         """Write the pending documents' points in one upsert, then their catalog rows, then
-        drop what they replace."""
+        drop what they replace: one step under the service's ``_swap`` lock, so a snapshot
+        (which holds it too) sees the index and the catalog both before or both after."""
         pending, self._pending = self._pending, []
         if not pending:
             return
-        try:
-            with self.app._swap:
+        with self.app._swap:
+            try:
                 self.index.upsert([p for _, _, points, _ in pending for p in points])
-        except Exception as exc:  # noqa: BLE001 - reported per document; nothing half-written
-            err = as_error(exc).to_dict()
-            for job, result, _, _ in pending:
-                result.chunks = result.pages = 0
-                result.error = err
-                result.seconds = round(time.perf_counter() - job.started, 3)
-                self._emit(result)
-            return
-        for job, result, _, record in pending:
-            result.status = "indexed"
-            if record is not None and self.catalog_writes:
-                self.catalog.put(record)
-                for rec in job.unit.previous:  # a changed file: its new chunks are in
-                    if rec.doc_id != job.doc_id:
-                        with self.app._swap:
-                            self.index.delete_doc(rec.doc_id)
-                        self.catalog.delete(rec.doc_id)
-                        result.status = "replaced"
-            elif record is not None:
-                self.records.append(record)
+            except Exception as exc:  # noqa: BLE001 - reported per document; nothing half-written
+                err = as_error(exc).to_dict()
+                for _, result, _, _ in pending:
+                    result.chunks = result.pages = 0
+                    result.error = err
+            else:
+                for job, result, _, record in pending:
+                    result.status = "indexed"
+                    if record is not None and self.catalog_writes:
+                        self.catalog.put(record)
+                        for rec in job.unit.previous:  # a changed file: its new chunks are in
+                            if rec.doc_id != job.doc_id:
+                                self.index.delete_doc(rec.doc_id)
+                                self.catalog.delete(rec.doc_id)
+                                result.status = "replaced"
+                    elif record is not None:
+                        self.records.append(record)
+        for job, result, _, _ in pending:  # outside the lock: a progress callback may cancel
             result.seconds = round(time.perf_counter() - job.started, 3)
             self._emit(result)

@@ -1,22 +1,33 @@
 """Queries: text ─► embed ─► search (dense | sparse | hybrid RRF/DBSF) ─► citable passages,
-and "more like these chunks"."""
+and "more like these chunks" — in one project, or across several (:func:`query_many`,
+:func:`similar_many`: each project searched with the same filters, the rankings merged by
+:func:`merge`; a project that cannot answer is reported in ``skipped``)."""
 
 from __future__ import annotations
 
 import dataclasses
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import HybridNotSupported, InvalidInput
-from ..index import Fusion, Hit, Mode, SearchFilter
+from ..errors import (
+    CiteLoomError,
+    EmbeddingMismatch,
+    HybridNotSupported,
+    InvalidInput,
+    InvalidProject,
+    from_dict,
+)
+from ..index import Fusion, Hit, Mode, ModelLock, SearchFilter
 from ..payload import Passage, hit_json, passage
+
+RRF_K = 60  # rank fusion across projects, as Qdrant's RRF within one
 
 
 @dataclass
 class QueryResult:
-    project: str
+    project: str | None  # None for a query across projects (see ``projects``)
     query: str
     mode: Mode
     fusion: Fusion | None
@@ -24,19 +35,46 @@ class QueryResult:
     hits: list[Passage]
     timings_ms: dict[str, float]
     correlation_id: str
+    projects: list[str] = field(default_factory=list)  # the projects that answered
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {project, code, message, hint}
+    merge: str | None = None  # across projects: "score" or "rrf" (see :func:`merge`)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> QueryResult:
         """An answer another process made (``to_dict()``)."""
         return cls(project=d["project"], query=d["query"], mode=d["mode"], fusion=d["fusion"],
                    models=d["models"], hits=[Passage(**h) for h in d["hits"]],
-                   timings_ms=d["timings_ms"], correlation_id=d["correlation_id"])
+                   timings_ms=d["timings_ms"], correlation_id=d["correlation_id"],
+                   projects=d.get("projects") or ([d["project"]] if d["project"] else []),
+                   skipped=d.get("skipped", []), merge=d.get("merge"))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"project": self.project, "query": self.query, "mode": self.mode,
+        return {"project": self.project, "projects": self.projects, "skipped": self.skipped,
+                "merge": self.merge, "query": self.query, "mode": self.mode,
                 "fusion": self.fusion, "models": self.models,
                 "hits": [hit_json(h) for h in self.hits], "timings_ms": self.timings_ms,
                 "correlation_id": self.correlation_id}
+
+
+@dataclass
+class SimilarResult:
+    """Passages like given chunks, found across projects."""
+
+    similar_to: list[str]
+    hits: list[Passage]
+    projects: list[str]
+    skipped: list[dict[str, str]]
+    merge: str
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SimilarResult:
+        return cls(similar_to=d["similar_to"], hits=[Passage(**h) for h in d["hits"]],
+                   projects=d["projects"], skipped=d["skipped"], merge=d["merge"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"project": None, "projects": self.projects, "skipped": self.skipped,
+                "merge": self.merge, "similar_to": self.similar_to, "mode": "recommend",
+                "hits": [hit_json(h) for h in self.hits]}
 
 
 def _check_top_k(top_k: int) -> None:
@@ -44,14 +82,7 @@ def _check_top_k(top_k: int) -> None:
         raise InvalidInput(f"top_k must be between 1 and 50, not {top_k}", "pick 1-50")
 
 
-def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid",
-          top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
-          group_by_doc: bool = False, include_references: bool = False,
-          max_chars: int = 600) -> QueryResult:
-    """Search a project. Reference-list chunks are left out unless asked for: they match
-    every topic a paper cites and crowd out the passages that say something. A chunk longer
-    than ``max_chars`` shows the part that best matches ``text`` (``payload.window``)."""
-    t0 = time.perf_counter()
+def _check_query(text: str, top_k: int, mode: str, fusion: str) -> None:
     if not text or not text.strip():
         raise InvalidInput("the query text is empty", "ask a question or give keywords")
     _check_top_k(top_k)
@@ -60,22 +91,49 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
                            "use hybrid unless you need exact terms (sparse)")
     if fusion not in ("rrf", "dbsf"):
         raise InvalidInput(f"fusion must be rrf or dbsf, not {fusion!r}", "use rrf")
-    project = app.settings.project(project_name, create=True)
-    index = app.index(project.name)
-    lock = index.lock() or app.model_lock(project)
+
+
+def _lock_for(app: Any, project: Any, mode: Mode) -> ModelLock:
+    """The lock a query of ``project`` in ``mode`` embeds for; raises when it cannot."""
+    lock = app.index(project.name).lock() or app.model_lock(project)
     if mode != "dense" and lock.sparse_model == "none":
         raise HybridNotSupported(
             f"project {project.name!r} was indexed without sparse vectors",
             "use dense search (the query tool), or set sparse_model = \"Qdrant/bm25\" "
             f"and run `citeloom reindex --project {project.name}`")
+    return lock
+
+
+def _search_filter(flt: SearchFilter | None, include_references: bool) -> SearchFilter | None:
+    """Reference-list chunks are left out unless asked for: they match every topic a paper
+    cites and crowd out the passages that say something."""
+    if include_references:
+        return flt
+    flt = dataclasses.replace(flt) if flt else SearchFilter()
+    flt.exclude_labels = sorted({*flt.exclude_labels, "reference"})
+    return flt
+
+
+def _ms(a: float, b: float) -> float:
+    return round((b - a) * 1000, 2)
+
+
+def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid",
+          top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+          group_by_doc: bool = False, include_references: bool = False,
+          max_chars: int = 600) -> QueryResult:
+    """Search a project. A chunk longer than ``max_chars`` shows the part that best matches
+    ``text`` (``payload.window``)."""
+    t0 = time.perf_counter()
+    _check_query(text, top_k, mode, fusion)
+    project = app.settings.project(project_name, create=True)
+    lock = _lock_for(app, project, mode)
     t1 = time.perf_counter()
     dense = app.dense(lock.dense_model).embed_query(text) if mode != "sparse" else None
     sparse = app.sparse().embed_query(text) if mode != "dense" else None
     t2 = time.perf_counter()
     limit = min(top_k * 5, 250) if group_by_doc else top_k
-    if not include_references:
-        flt = dataclasses.replace(flt) if flt else SearchFilter()
-        flt.exclude_labels = sorted({*flt.exclude_labels, "reference"})
+    flt = _search_filter(flt, include_references)
     with app._swap:
         hits = app.index(project.name).search(
             dense=dense, sparse=sparse, mode=mode, limit=limit, flt=flt, fusion=fusion,
@@ -87,12 +145,136 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
         project=project.name, query=text, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
         models={"dense": lock.dense_model, "sparse": lock.sparse_model},
-        hits=[passage(rank, h, max_chars, query=text) for rank, h in enumerate(hits, 1)],
-        timings_ms={"open": round((t1 - t0) * 1000, 2), "embed": round((t2 - t1) * 1000, 2),
-                    "search": round((t3 - t2) * 1000, 2),
-                    "total": round((time.perf_counter() - t0) * 1000, 2)},
-        correlation_id=uuid.uuid4().hex[:12],
+        hits=[passage(rank, h, max_chars, query=text, project=project.name)
+              for rank, h in enumerate(hits, 1)],
+        timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
+                    "total": _ms(t0, time.perf_counter())},
+        correlation_id=uuid.uuid4().hex[:12], projects=[project.name],
     )
+
+
+# -- across projects ------------------------------------------------------------------------
+def _targets(app: Any, names: list[str] | None) -> list[str]:
+    """The projects asked for, in order, each once; None: every project with an index."""
+    if names is None:
+        names = app.stored_projects()
+        if not names:
+            raise InvalidProject("no project has an index yet",
+                                 "ingest into one first: `citeloom ingest PATH -p NAME`")
+    out = list(dict.fromkeys(n for n in names if n))
+    if not out:
+        raise InvalidInput("no project given", "name one or more projects, or all of them")
+    return out
+
+
+def _skip(name: str, exc: CiteLoomError) -> dict[str, str]:
+    return {"project": name, **exc.to_dict()}
+
+
+def _none_answered(skipped: list[dict[str, str]]) -> CiteLoomError:
+    """No project could answer: the first one's error, naming every project's."""
+    first = skipped[0]
+    why = "; ".join(f"{s['project']}: {s['code']} {s['message']}" for s in skipped)
+    return from_dict({"code": first["code"], "message": f"no project could answer ({why})",
+                      "hint": first["hint"]})
+
+
+def merge(ranked: list[tuple[str, ModelLock, list[Hit]]], mode: str,
+          top_k: int) -> tuple[str, list[tuple[str, Hit]]]:
+    """One ranking from per-project rankings: ``(rule, [(project, hit)])``.
+
+    ``score``: every project has the same model lock and the mode's scores mean the same in
+    each (dense cosine; hybrid RRF, a rank score; DBSF, normalised per project) — hits are
+    sorted by score. ``rrf``: the locks differ (other models or chunking: scores on other
+    scales), or the mode is sparse (BM25's IDF comes from each project's own documents) —
+    each hit scores 1/(60 + its rank in its project), and ties go to the project named
+    first. A chunk found in two projects (the same passage: same id and text) is shown
+    once, under the first."""
+    rule = "score" if len({lock for _, lock, _ in ranked}) == 1 and mode != "sparse" else "rrf"
+    pool: list[tuple[float, int, int, str, Hit]] = []
+    for order, (name, _, hits) in enumerate(ranked):
+        for rank, h in enumerate(hits, 1):
+            score = h.score if rule == "score" else 1.0 / (RRF_K + rank)
+            pool.append((score, -rank, -order, name, Hit(h.id, score, h.payload)))
+    pool.sort(key=lambda t: t[:3], reverse=True)
+    out: list[tuple[str, Hit]] = []
+    seen: set[tuple[str, str]] = set()
+    for _, _, _, name, h in pool:
+        key = (h.id, h.payload.get("chunk_text", ""))
+        if key not in seen:
+            seen.add(key)
+            out.append((name, h))
+    return rule, out[:top_k]
+
+
+def _models(locks: list[ModelLock]) -> dict[str, str]:
+    return {"dense": ", ".join(dict.fromkeys(lk.dense_model for lk in locks)),
+            "sparse": ", ".join(dict.fromkeys(lk.sparse_model for lk in locks))}
+
+
+def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hybrid",
+               top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+               group_by_doc: bool = False, include_references: bool = False,
+               max_chars: int = 600) -> QueryResult:
+    """Search several projects (None: all with an index) with the same question and
+    filters, and merge their rankings (:func:`merge`). A project that cannot answer
+    (missing, locked by another process, no sparse vectors for hybrid…) is reported in
+    ``skipped``; only when none can is it an error. ``group_by_doc``: the best passage of
+    each document in each project."""
+    t0 = time.perf_counter()
+    _check_query(text, top_k, mode, fusion)
+    answering, skipped = [], []
+    for name in _targets(app, names):
+        try:
+            project = app.settings.project(name, create=True)
+            answering.append((project, _lock_for(app, project, mode)))
+        except CiteLoomError as exc:
+            skipped.append(_skip(name, exc))
+    if not answering:
+        raise _none_answered(skipped)
+    t1 = time.perf_counter()
+    dense = {lock.dense_model: app.dense(lock.dense_model).embed_query(text)
+             for _, lock in answering if mode != "sparse"}
+    sparse = app.sparse().embed_query(text) if mode != "dense" else None
+    t2 = time.perf_counter()
+    limit = min(top_k * 5, 250) if group_by_doc else top_k
+    flt = _search_filter(flt, include_references)
+    ranked = []
+    for project, lock in answering:
+        try:
+            with app._swap:
+                hits = app.index(project.name).search(
+                    dense=dense.get(lock.dense_model), sparse=sparse, mode=mode, limit=limit,
+                    flt=flt, fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch)
+        except CiteLoomError as exc:
+            skipped.append(_skip(project.name, exc))
+            continue
+        ranked.append((project.name, lock, best_per_doc(hits) if group_by_doc else hits))
+    if not ranked:
+        raise _none_answered(skipped)
+    rule, merged = merge(ranked, mode, top_k)
+    t3 = time.perf_counter()
+    return QueryResult(
+        project=None, query=text, mode=mode, fusion=fusion if mode == "hybrid" else None,
+        models=_models([lock for _, lock, _ in ranked]),
+        hits=[passage(rank, h, max_chars, query=text, project=name)
+              for rank, (name, h) in enumerate(merged, 1)],
+        timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
+                    "total": _ms(t0, time.perf_counter())},
+        correlation_id=uuid.uuid4().hex[:12], projects=[name for name, _, _ in ranked],
+        skipped=skipped, merge=rule)
+
+
+def _check_ids(chunk_ids: list[str], negative_ids: list[str], top_k: int) -> None:
+    if not chunk_ids:
+        raise InvalidInput("no chunk id given", "take chunk ids from a query answer")
+    for cid in [*chunk_ids, *negative_ids]:
+        try:
+            uuid.UUID(cid)
+        except (ValueError, TypeError, AttributeError):
+            raise InvalidInput(f"{cid!r} is not a chunk id",
+                               "take chunk_id values from a query answer") from None
+    _check_top_k(top_k)
 
 
 def similar(app: Any, project_name: str | None, chunk_ids: list[str],
@@ -100,19 +282,74 @@ def similar(app: Any, project_name: str | None, chunk_ids: list[str],
             flt: SearchFilter | None = None, max_chars: int = 600) -> list[Passage]:
     """Passages like the given chunks (and unlike ``negative_ids``). No query text here:
     a long chunk shows its head (its first sentences)."""
-    if not chunk_ids:
-        raise InvalidInput("no chunk id given", "take chunk ids from a query answer")
-    for cid in chunk_ids:
-        try:
-            uuid.UUID(cid)
-        except (ValueError, TypeError, AttributeError):
-            raise InvalidInput(f"{cid!r} is not a chunk id",
-                               "take chunk_id values from a query answer") from None
-    _check_top_k(top_k)
+    _check_ids(chunk_ids, [], top_k)
     project = app.settings.project(project_name, create=True)
     with app._swap:
         hits = app.index(project.name).recommend(chunk_ids, negative_ids or [], top_k, flt)
-    return [passage(rank, h, max_chars) for rank, h in enumerate(hits, 1)]
+    return [passage(rank, h, max_chars, project=project.name) for rank, h in enumerate(hits, 1)]
+
+
+def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
+                 negative_ids: list[str] | None = None, top_k: int = 10,
+                 flt: SearchFilter | None = None, max_chars: int = 600) -> SimilarResult:
+    """Passages like the given chunks in several projects (None: all). The chunks may come
+    from any of them: their dense vectors are looked up where they are, and each project
+    is searched with those of its own dense model (a project with another model is
+    skipped: its vectors live in another space). The given chunks are never returned."""
+    negative_ids = negative_ids or []
+    _check_ids(chunk_ids, negative_ids, top_k)
+    opened, skipped = [], []
+    for name in _targets(app, names):
+        try:
+            project = app.settings.project(name, create=True)
+            index = app.index(project.name)
+            opened.append((project.name, index, index.lock() or app.model_lock(project)))
+        except CiteLoomError as exc:
+            skipped.append(_skip(name, exc))
+    vectors: dict[str, tuple[str, list[float]]] = {}  # chunk id -> (dense model, vector)
+    wanted = list(dict.fromkeys([*chunk_ids, *negative_ids]))
+    for entry in list(opened):
+        name, index, lock = entry
+        try:
+            with app._swap:
+                found = index.dense_vectors([i for i in wanted if i not in vectors])
+        except CiteLoomError as exc:  # locked by another process, say
+            skipped.append(_skip(name, exc))
+            opened.remove(entry)
+            continue
+        vectors.update({i: (lock.dense_model, v) for i, v in found.items()})
+    if not opened:
+        raise _none_answered(skipped)
+    unknown = [i for i in wanted if i not in vectors]
+    if unknown:
+        raise InvalidInput(f"unknown chunk id(s): {', '.join(unknown)}",
+                           "take chunk ids from a query answer of these projects")
+    ranked = []
+    for name, index, lock in opened:
+        pos = [vectors[i][1] for i in chunk_ids if vectors[i][0] == lock.dense_model]
+        neg = [vectors[i][1] for i in negative_ids if vectors[i][0] == lock.dense_model]
+        if not pos:
+            models = ", ".join(sorted({vectors[i][0] for i in chunk_ids}))
+            skipped.append(_skip(name, EmbeddingMismatch(
+                f"the given chunks were embedded with {models}; project {name!r} uses "
+                f"{lock.dense_model}", "find similar passages in projects with that model")))
+            continue
+        f = dataclasses.replace(flt) if flt else SearchFilter()
+        f.exclude_ids = sorted({*f.exclude_ids, *wanted})
+        try:
+            with app._swap:
+                hits = index.recommend_vectors(pos, neg, top_k, f)
+        except CiteLoomError as exc:
+            skipped.append(_skip(name, exc))
+            continue
+        ranked.append((name, lock, hits))
+    if not ranked:
+        raise _none_answered(skipped)
+    rule, merged = merge(ranked, "dense", top_k)
+    return SimilarResult(
+        similar_to=chunk_ids, projects=[name for name, _, _ in ranked], skipped=skipped,
+        merge=rule, hits=[passage(rank, h, max_chars, project=name)
+                          for rank, (name, h) in enumerate(merged, 1)])
 
 
 def best_per_doc(hits: list[Hit]) -> list[Hit]:
