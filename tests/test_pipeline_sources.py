@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from citeloom.index import SearchFilter
 from citeloom.service import CiteLoom, TextDoc
 from citeloom.service.pipeline import Pipeline
 
@@ -61,7 +62,7 @@ def test_files_zotero_texts_and_reindex_run_through_one_loop(
             raise AssertionError("converted again")
 
         monkeypatch.setattr("citeloom.worker.ConversionWorker.convert", no_conversion)
-        zot = app.ingest_zotero("z", "Thesis")
+        zot = app.ingest_zotero("z", "Thesis", annotations=False)
         assert runs[-1] == "ZoteroSource" and zot.count("indexed") == 2, zot.to_dict()
         assert {r["source"] for r in _audit(zot)} == {"zotero"}
         assert {h.id for h in app.index("z").scroll()} == ids
@@ -78,6 +79,15 @@ def test_files_zotero_texts_and_reindex_run_through_one_loop(
         after = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
         assert (after.citekey, after.zotero_link) == (cited.citekey, cited.zotero_link)
         assert len(app.catalog("z")) == 2 and {r["source"] for r in _audit(again)} == {"reindex"}
+
+        # The collection with its items' notes: the PDFs and then the notes, one run.
+        notes = app.ingest_zotero("z", "Thesis")
+        assert runs[-1] == "ChainSource" and notes.outcome == "ok", notes.to_dict()
+        assert [f.status for f in notes.files[:2]] == ["skipped", "skipped"]
+        assert {f.status for f in notes.files[2:]} == {"indexed"} and notes.files[2:]
+        assert {r["source"] for r in _audit(notes)} == {"zotero"}
+        assert {h.id for h in app.index("z").scroll(
+            flt=SearchFilter(kinds=["passage"]))} == ids  # the PDFs' chunks untouched
 
         # Plain texts (the SciFact evaluation's way in).
         texts = app.index_texts("t", [
