@@ -575,3 +575,34 @@ def test_group_library_author_and_link(tmp_path: Path) -> None:
     assert zotero_link({"kind": "annotation", "zotero_key": "GRPANN44", "page_start": 4,
                         "zotero_attachment": "GRPATT33", "zotero_library": ann.library}) == (
         "zotero://open-pdf/groups/4355231/items/GRPATT33?page=4&annotation=GRPANN44")
+
+
+def test_gone_annotations_are_removed_only_from_libraries_read(tmp_path: Path) -> None:
+    """An export file reads no annotations: a sync through it removes none. A database
+    read removes the rows of its libraries whose annotation is gone, and no others."""
+    from citeloom.catalog import DocRecord
+    from citeloom.zotero import ExportFileReader
+
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    for path in ("zotero-annotation:library/GONE2345", "zotero-annotation:groups/77/KEPT2345",
+                 "/papers/a.pdf"):
+        catalog.put(DocRecord(path[-8:], path, "h", 0, 0, 1, 0))
+
+    class Deleting(_NoIndex):
+        def __init__(self) -> None:
+            self.deleted: list[str] = []
+
+        def delete_doc(self, doc_id: str) -> None:
+            self.deleted.append(doc_id)
+
+    ctx = Context(project=None, index=Deleting(), catalog=catalog, report=IngestReport("t"))
+    export = ExportFileReader(SHARED / "zotero" / "bbt" / "exports"
+                              / "bbt313_particles.bbtjson.json")
+    source = AnnotationSource(export, items=lambda: [])
+    assert source.plan(ctx) == 0 and list(source.finish(ctx)) == []
+    source = AnnotationSource(SqliteReader(TESTPROFILE, bbt=None), items=lambda: [])
+    assert source.plan(ctx) == 1  # the gone one, counted for progress
+    removed = list(source.finish(ctx))
+    assert [r.path for r in removed] == ["zotero-annotation:library/GONE2345"]
+    assert ctx.index.deleted == ["GONE2345"] and len(catalog) == 2
+    catalog.close()

@@ -102,6 +102,8 @@ class AnnotationSource(Source):
         from ..zotero import tags_match
 
         self._work, self._gone, self._listed = [], [], False
+        if not getattr(self.reader, "reads_annotations", False):
+            return 0  # an export file: no annotations, and none to remove
         try:
             items = (self._items() if self._items is not None else list(self.reader.items(
                 collection=self.collection, include_subcollections=self.include_subcollections,

@@ -316,6 +316,10 @@ class ZoteroReader(ABC):
         """A local path to the attachment's file: where it is stored or linked, or a
         download into ``dest_dir``. Raises ``SourceNotFound`` when there is no file."""
 
+    #: Whether :meth:`annotations` reads the library's (export files carry none: a sync
+    #: through them must not take every indexed annotation for deleted).
+    reads_annotations = False
+
     def annotations(self) -> list[Any]:
         """Every annotation and note of the library that is not in the trash
         (``zotero.annotations.Annotation``); export files have none."""

@@ -91,6 +91,8 @@ class SqliteReader(ZoteroReader):
         self._cache = None
         self._annotations = None
 
+    reads_annotations = True
+
     def annotations(self) -> list[Annotation]:
         if self._annotations is None:
             self._annotations = read_database(

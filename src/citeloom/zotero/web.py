@@ -151,6 +151,8 @@ class _PyzoteroReader(ZoteroReader):
         resolve_citekeys(items, bbt=self.bbt)
         return items
 
+    reads_annotations = True
+
     def annotations(self) -> list[Annotation]:
         """Every annotation and note of the library: two listings (``itemType=annotation``,
         ``itemType=note``), 100 a page; the APIs leave out what is in the trash."""
