@@ -58,7 +58,10 @@ def index(store: Store):  # type: ignore[no-untyped-def]
             "doc_id": doc, "year": year, "tags": tags, "chunk_text": text,
             "item_labels": labels, "section_path": " > ".join(sec),
             "section_prefixes": [" > ".join(sec[: j + 1]) for j in range(len(sec))],
-            "authors": ["Smith, J"] if doc == "d1" else ["Doe, A"]})
+            "authors": ["Smith, J"] if doc == "d1" else ["Doe, A"], "page_start": i + 1,
+            # 0 and 1 are passages indexed before chunks had a kind; 2 an annotation
+            **({2: {"kind": "annotation", "color": "#ffd400"}, 3: {"kind": "note"}}
+               .get(i, {}))})
         for i, (doc, year, tags, sec, labels, text, dense) in enumerate(DOCS)
     ])
     yield idx
@@ -97,8 +100,14 @@ def test_counts_scroll_retrieve_delete(index) -> None:  # type: ignore[no-untype
     assert ids(index.scroll(batch=1)) == {pid(i) for i in range(4)}  # pages through all
     assert ids(index.scroll("d2")) == {pid(2), pid(3)}
     assert index.retrieve([pid(0)])[0].payload["doc_id"] == "d1"
+    assert ids(index.scroll(flt=SearchFilter(kinds=["annotation", "note"]))) == {pid(2), pid(3)}
+    assert ids(index.scroll("d2", batch=1, flt=SearchFilter(kinds=["passage"]))) == set()
+    assert ids(index.scroll("d1", flt=SearchFilter(page_from=2))) == {pid(1)}
     index.delete_doc("d1")
     assert index.count() == 2 and index.count("d1") == 0
+    index.delete_ids([pid(3)])
+    index.delete_ids([])
+    assert ids(index.scroll()) == {pid(2)}
 
 
 def test_dense_sparse_hybrid(index) -> None:  # type: ignore[no-untyped-def]
@@ -127,6 +136,12 @@ def test_dense_sparse_hybrid(index) -> None:  # type: ignore[no-untyped-def]
     (SearchFilter(exclude_labels=["reference"]), {0, 1, 2}),
     (SearchFilter(include_labels=["table"]), {2}),
     (SearchFilter(exclude_ids=[pid(0)]), {1, 2, 3}),
+    (SearchFilter(kinds=["passage"]), {0, 1}),  # a chunk without a kind is a passage
+    (SearchFilter(kinds=["annotation"]), {2}),
+    (SearchFilter(kinds=["passage", "note"]), {0, 1, 3}),
+    (SearchFilter(kinds=["passage", "annotation", "note"]), {0, 1, 2, 3}),
+    (SearchFilter(colors=["#ffd400"]), {2}),
+    (SearchFilter(page_from=2, page_to=3), {1, 2}),
 ])
 def test_filters(index, flt: SearchFilter, expected: set[int]) -> None:  # type: ignore[no-untyped-def]
     sparse = SparseEmbedder().embed_query("fusion")

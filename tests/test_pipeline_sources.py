@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from citeloom.index import SearchFilter
 from citeloom.service import CiteLoom, TextDoc
 from citeloom.service.pipeline import Pipeline
 
@@ -69,7 +70,7 @@ def test_zotero_collection(make_settings, tmp_path: Path, library: dict,  # noqa
     item's metadata."""
     app = CiteLoom(make_settings(), started_by="test")
     try:
-        zot = app.ingest_zotero("z", "Thesis")
+        zot = app.ingest_zotero("z", "Thesis", annotations=False)
         assert runs == ["ZoteroSource"] and zot.count("indexed") == 2, zot.to_dict()
         assert {r["source"] for r in _audit(zot)} == {"zotero"}
         files = app.ingest([_papers(tmp_path)], "f")
@@ -87,7 +88,7 @@ def test_reindex_from_the_catalog(make_settings, library: dict, runs: list[str],
     Zotero's metadata is kept (it comes from the library, not the file)."""
     app = CiteLoom(make_settings(), started_by="test")
     try:
-        app.ingest_zotero("z", "Thesis")
+        app.ingest_zotero("z", "Thesis", annotations=False)
         ids = {h.id for h in app.index("z").scroll()}
         cited = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
 
@@ -105,6 +106,27 @@ def test_reindex_from_the_catalog(make_settings, library: dict, runs: list[str],
             cited.citekey, cited.zotero_link, cited.authors)
         assert len(app.catalog("z")) == 2
         assert {r["source"] for r in _audit(again)} == {"reindex"}
+    finally:
+        app.close()
+
+
+
+def test_zotero_collection_with_its_notes(make_settings, library: dict,  # noqa: F811
+                                          runs: list[str]) -> None:
+    """By default a collection comes with its items' annotations and notes: the PDFs and
+    then the notes, in one run (one report, one audit log)."""
+
+    app = CiteLoom(make_settings(), started_by="test")
+    try:
+        app.ingest_zotero("z", "Thesis", annotations=False)
+        ids = {h.id for h in app.index("z").scroll()}
+        notes = app.ingest_zotero("z", "Thesis")
+        assert runs[-1] == "ChainSource" and notes.outcome == "ok", notes.to_dict()
+        assert [f.status for f in notes.files[:2]] == ["skipped", "skipped"]
+        assert {f.status for f in notes.files[2:]} == {"indexed"} and notes.files[2:]
+        assert {r["source"] for r in _audit(notes)} == {"zotero"}
+        assert {h.id for h in app.index("z").scroll(
+            flt=SearchFilter(kinds=["passage"]))} == ids  # the PDFs' chunks untouched
     finally:
         app.close()
 

@@ -60,7 +60,8 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
 
     truth = {i.key: i for i in SqliteReader(library["dir"], bbt=None).items()}
     app = CiteLoom(make_settings())
-    report = app.ingest_zotero("z", "Thesis")
+    # The PDFs only: their items' notes and annotations are tests/test_annotations.py's.
+    report = app.ingest_zotero("z", "Thesis", annotations=False)
     assert report.count("indexed") == 2 and report.outcome == "ok", report.to_dict()
     assert [i["zotero_key"] for i in report.items_without_pdf] == [library["keys"][2]]
 
@@ -80,7 +81,7 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     # Unchanged Zotero versions: nothing is converted or embedded again.
     monkeypatch.setattr(CiteLoom, "convert", _boom)
     monkeypatch.setattr(CiteLoom, "dense", _boom)
-    again = app.ingest_zotero("z", "THESIS01")  # by key this time
+    again = app.ingest_zotero("z", "THESIS01", annotations=False)  # by key this time
     assert again.count("skipped") == 2
 
     # An edited item (new version) is re-indexed with its new metadata, from the cache.
@@ -93,7 +94,7 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     conn.close()
     app._zotero = None  # the database reader caches; a new run reads again
     monkeypatch.setattr("citeloom.worker.ConversionWorker.convert", _boom)
-    edited = app.ingest_zotero("z", "Thesis")
+    edited = app.ingest_zotero("z", "Thesis", annotations=False)
     status = sorted(f.status for f in edited.files)
     assert status == ["indexed", "skipped"], edited.to_dict()
     assert app.index("z").count() == sum(r.chunks for r in app.catalog("z").all())

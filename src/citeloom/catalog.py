@@ -33,6 +33,16 @@ CREATE INDEX IF NOT EXISTS documents_zotero ON documents(zotero_key);
 """
 
 
+# Rows that stand for a Zotero annotation or note rather than a file
+# (``zotero-annotation:<library>/<key>``, see sources/annotations.py).
+ZOTERO_TEXT_PREFIXES = ("zotero-annotation:", "zotero-note:")
+
+
+def is_file_source(source_path: str) -> bool:
+    """Whether a catalog row's ``source_path`` names a file (not an annotation or note)."""
+    return not source_path.startswith(ZOTERO_TEXT_PREFIXES)
+
+
 @dataclass
 class DocRecord:
     doc_id: str

@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     ing.add_argument("--zotero-tag", action="append", default=[],
                      help="only items with this tag (repeatable: any of them)")
     ing.add_argument("--zotero-exclude-tag", action="append", default=[])
+    ing.add_argument("--no-annotations", action="store_true",
+                     help="leave the items' Zotero annotations and notes out")
     ing.add_argument("--prune", action="store_true",
                      help="remove indexed documents whose files under PATHs are gone")
     ing.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -85,12 +87,25 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--section", help="section path prefix, e.g. '2 Methods'")
     q.add_argument("--exclude-label", action="append", default=[],
                    help="leave out chunks holding this item label (table, formula, ...)")
+    q.add_argument("--kind", action="append", default=[],
+                   choices=["passage", "annotation", "note"],
+                   help="only passages of papers, Zotero annotations or notes (repeatable)")
+    q.add_argument("--color", action="append", default=[],
+                   help="only annotations of this colour: '#ffd400' or yellow, red, green, "
+                   "blue, purple, magenta, orange, gray (repeatable)")
     q.add_argument("--include-references", action="store_true",
                    help="also search reference lists (left out by default)")
     q.add_argument("--per-doc", action="store_true", help="one best passage per document")
     q.add_argument("--similar-to", metavar="CHUNK_ID", action="append", default=[],
                    help="find passages like this chunk instead of searching TEXT")
     q.add_argument("--json", action="store_true", help="print the answer as JSON")
+
+    an = sub.add_parser("annotations", help="an item's Zotero annotations and notes, in "
+                        "page order")
+    an.add_argument("citekey", help="the item's citekey (or Zotero key)")
+    an.add_argument("--project", "-p")
+    an.add_argument("--kind", action="append", default=[], choices=["annotation", "note"])
+    an.add_argument("--json", action="store_true")
 
     m = sub.add_parser("models", help="list provisioned models (or provision them)")
     m.add_argument("action", nargs="?", choices=["list", "provision", "verify"], default="list")
@@ -204,7 +219,7 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                 project.name, None if args.zotero_collection == "*" else args.zotero_collection,
                 include_subcollections=args.zotero_subcollections,
                 tags_include=args.zotero_tag, tags_exclude=args.zotero_exclude_tag,
-                progress=progress)
+                annotations=not args.no_annotations, progress=progress)
         else:
             report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune)
     summary = report.to_dict()
@@ -255,11 +270,13 @@ def _service(settings: Any) -> Iterator[Any]:
 
 def _filter(args: argparse.Namespace) -> Any:
     from .index import SearchFilter
+    from .payload import normalize_color
 
     return SearchFilter(
         doc_ids=args.doc_id, citekeys=args.citekey, tags_any=args.tag, tags_all=args.all_tags,
         authors=args.author, collections=args.collection, year_from=args.year_from,
-        year_to=args.year_to, section_prefix=args.section, exclude_labels=args.exclude_label)
+        year_to=args.year_to, section_prefix=args.section, exclude_labels=args.exclude_label,
+        kinds=args.kind, colors=[normalize_color(c) for c in args.color])
 
 
 def _summary_table(console: Any, report: Any) -> None:
@@ -328,13 +345,44 @@ def _print_hits(header: str, hits: list[Any], show_project: bool = False) -> Non
         who = h.citekey or Path(h.source_path).name
         if show_project:
             who = f"{h.project}: {who}"
-        console.print(f"\n[bold]{h.rank}. {h.title}[/] [cyan]{h.pages}[/] [dim]{who} · "
+        what = "" if h.kind == "passage" else f" [magenta]{h.annotation_type or h.kind}" + (
+            f" {h.color}" if h.color else "") + "[/]"
+        pages = "" if h.kind == "note" else f" [cyan]{h.pages}[/]"
+        console.print(f"\n[bold]{h.rank}. {h.title}[/]{pages}{what} [dim]{who} · "
                       f"score {h.score:.4f}[/]")
         if h.section_path:
             console.print(f"   [green]§ {h.section_path}[/]")
         console.print("   " + h.text.replace("\n", " "), highlight=False)
         console.print(f"   [dim]chunk {h.chunk_id}[/]"
                       + (f"[dim] · {h.zotero_link}[/]" if h.zotero_link else ""))
+
+
+def _cmd_annotations(args: argparse.Namespace, settings: Any) -> int:
+    from rich.console import Console
+
+    from .payload import hit_json
+
+    with _service(settings) as app:
+        hits = app.list_annotations(args.project, args.citekey, args.kind or None,
+                                    max_chars=settings.passage_chars)
+    if args.json:
+        _print_json([hit_json(h) for h in hits])
+        return EXIT_OK
+    console = Console()
+    if not hits:
+        console.print(f"no annotations or notes of {args.citekey} in this project")
+    for h in hits:
+        if h.kind == "note":
+            console.print("[magenta]note[/]")
+        else:
+            printed = (f" (printed {h.page_label})" if h.page_label
+                       and h.page_label != str(h.page_start) else "")
+            console.print(f"[cyan]{h.pages}{printed}[/] [magenta]{h.annotation_type}"
+                          + (f" {h.color}" if h.color else "") + "[/]"
+                          + (f" [green]§ {h.section_path}[/]" if h.section_path else ""))
+        console.print("   " + h.text.replace("\n", "\n   "), highlight=False)
+        console.print(f"   [dim]{h.zotero_link}[/]")
+    return EXIT_OK
 
 
 def _cmd_eval(args: argparse.Namespace, settings: Any) -> int:
@@ -515,6 +563,7 @@ def main(argv: list[str] | None = None) -> int:
                    "projects": _cmd_projects, "reindex": _cmd_reindex,
                    "inspect": _cmd_inspect, "optimize": _cmd_optimize, "serve": _cmd_serve,
                    "daemon": _cmd_daemon, "snapshot": _cmd_snapshot, "restore": _cmd_restore,
+                   "annotations": _cmd_annotations,
                    "cite": _cmd_cite, "eval": _cmd_eval,
                    "validate": _cmd_validate}[args.command]
         return handler(args, settings)

@@ -73,7 +73,8 @@ class JobManager:
     def start(self, project: str, source: str, kind: JobKind = "ingest",
               args: dict[str, Any] | None = None) -> Job:
         """Run a job: ``ingest`` (``paths``, ``prune``), ``zotero`` (``collection``,
-        ``include_subcollections``, ``tags_include``, ``tags_exclude``) or ``reindex``."""
+        ``include_subcollections``, ``tags_include``, ``tags_exclude``, ``annotations``) or
+        ``reindex``."""
         if kind not in ("ingest", "zotero", "reindex"):
             raise InvalidInput(f"unknown job kind {kind!r}", "use ingest, zotero or reindex")
         job = Job(id=uuid.uuid4().hex[:12], project=project, source=source, kind=kind)

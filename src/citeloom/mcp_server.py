@@ -1,7 +1,7 @@
 """The MCP server Claude Desktop talks to: a thin shell over ``service.CiteLoom``.
 
 Tools: ``list_projects``, ``query`` (dense), ``query_hybrid`` (dense + BM25, RRF or DBSF),
-``find_similar`` (recommend from chunk ids),
+``find_similar`` (recommend from chunk ids), ``list_annotations`` (an item's, in page order),
 ``inspect``, ``ingest_from_source`` (a job), plus ``ingest_status`` and ``cancel_ingest``
 for the jobs. Every error is a tool error whose text is JSON ``{code, message, hint}``.
 Nothing is written to stdout but the protocol: logs are JSON lines on stderr or in a file.
@@ -36,7 +36,7 @@ from .errors import (
     as_error,
 )
 from .index import SearchFilter
-from .payload import hit_json, window
+from .payload import hit_json, normalize_color, window
 
 log = logging.getLogger("citeloom.mcp")
 
@@ -46,7 +46,9 @@ INSTRUCTIONS = """CiteLoom searches the user's own research library (papers from
 folders) and returns citable passages: citekey, title, authors, year, page span, section path
 and the passage text. Use query_hybrid for most questions (meaning + exact terms); query for
 meaning only. Cite passages with their citekey and pages. find_similar follows up a good hit
-with more passages like it. Call list_projects first to see which projects exist. Ingesting
+with more passages like it. The user's own Zotero highlights, comments and notes are hits
+too (kind "annotation" or "note"; filter with kinds and colors); list_annotations gives one
+item's in page order. Call list_projects first to see which projects exist. Ingesting
 is a job: ingest_from_source returns a job id; follow it with ingest_status."""
 
 
@@ -68,6 +70,12 @@ class Filters(BaseModel):
     exclude_labels: list[str] = Field(
         default_factory=list, description="leave out chunks with these item labels "
         "(table, formula, picture, list_item, caption)")
+    kinds: list[Literal["passage", "annotation", "note"]] = Field(
+        default_factory=list, description="only these: passages of papers, the user's Zotero "
+        "annotations (highlights and their comments), Zotero notes")
+    colors: list[str] = Field(default_factory=list,
+                              description="only annotations of these colours ('#ffd400', "
+                              "or yellow, red, green, blue, purple, magenta, orange, gray)")
     include_references: bool = Field(False, description="also search reference lists")
     one_per_document: bool = Field(False, description="best passage per paper only")
 
@@ -77,7 +85,8 @@ class Filters(BaseModel):
             year_to=self.year_to, tags_any=self.tags_any, tags_all=self.tags_all,
             authors=self.authors, collections=self.collections,
             section_prefix=self.section_prefix,
-            exclude_labels=self.exclude_labels)
+            exclude_labels=self.exclude_labels, kinds=list(self.kinds),
+            colors=[normalize_color(c) for c in self.colors])
 
 
 class IngestOptions(BaseModel):
@@ -375,6 +384,26 @@ async def inspect(project: ProjectName,
     return info
 
 
+@mcp.tool
+async def list_annotations(project: ProjectName,
+                           citekey: Annotated[str, Field(
+                               description="the item's citekey (or Zotero item key)")],
+                           kinds: Annotated[list[Literal["annotation", "note"]], Field(
+                               description="annotation, note, or both (default)")
+                           ] | None = None) -> dict[str, Any]:
+    """What the user highlighted and noted in one item, in page order: each annotation with
+    its page, printed page label, colour, comment and a zotero:// link that opens the PDF
+    at it; then the item's notes."""
+    cid = uuid.uuid4().hex[:12]
+    s = _settings(cid)
+    hits = await _call(cid, lambda: state.app.list_annotations(
+        project, citekey, list(kinds or []) or None, max_chars=s.passage_chars),
+        timeout=s.query_timeout_s)
+    answer = {"project": project, "citekey": citekey, "query": None,
+              "hits": [hit_json(p) for p in hits], "correlation_id": cid}
+    return fit_budget(answer, s.answer_token_budget)
+
+
 def resolve_source(source: str, project: str) -> list[Path]:
     """Paths an MCP client may ingest: under the project's sources, the configured
     allowed roots, or the Zotero storage folder. Refuses '..', and symlinks that lead out."""
@@ -405,14 +434,19 @@ def resolve_source(source: str, project: str) -> list[Path]:
 
 
 def parse_zotero_source(source: str) -> dict[str, Any]:
-    """``zotero:collection/Name[?subcollections]`` or ``zotero:library``."""
+    """``zotero:collection/Name[?subcollections]`` or ``zotero:library``; with
+    ``?noannotations`` (or ``&noannotations``) the items' annotations and notes are left
+    out."""
     rest = source.removeprefix("zotero:")
     rest, _, query = rest.partition("?")
+    annotations = "noannotations" not in query
     if rest == "library":
-        return {"collection": None, "include_subcollections": True}
+        return {"collection": None, "include_subcollections": True,
+                "annotations": annotations}
     if rest.startswith("collection/") and rest.removeprefix("collection/").strip():
         return {"collection": rest.removeprefix("collection/").strip(),
-                "include_subcollections": "subcollections" in query}
+                "include_subcollections": "subcollections" in query,
+                "annotations": annotations}
     raise InvalidInput(f"cannot read Zotero source {source!r}",
                        "use 'zotero:collection/NAME_OR_KEY' or 'zotero:library'")
 
@@ -423,7 +457,9 @@ async def ingest_from_source(
         source: Annotated[str, Field(description="a file or folder path under an allowed "
                                      "root (the project's sources, [mcp] allowed_roots), or "
                                      "'zotero:collection/NAME_OR_KEY' (add '?subcollections' "
-                                     "to include them) or 'zotero:library'")],
+                                     "to include them) or 'zotero:library'; Zotero sources "
+                                     "bring the items' annotations and notes too (add "
+                                     "'?noannotations' to leave them out)")],
         options: IngestOptions | None = None,
         ctx: Context | None = None) -> dict[str, Any]:
     """Convert, chunk, embed and index the PDFs at ``source`` into ``project`` (created on

@@ -22,7 +22,8 @@ CHUNK_NAMESPACE = uuid.UUID("6f1c1a52-3c1e-4d59-9a57-0d1f3c2b7e10")
 
 # Payload indexes: the design's six, plus the fields the other filters use.
 KEYWORD_FIELDS = ("project_id", "doc_id", "citekey", "tags", "zotero_key", "source_path",
-                  "authors", "collections", "item_labels", "section_prefixes")
+                  "authors", "collections", "item_labels", "section_prefixes", "kind",
+                  "color")
 INTEGER_FIELDS = ("year", "page_start")
 TEXT_FIELDS = ("chunk_text",)
 
@@ -36,12 +37,34 @@ DOCUMENT_FIELDS: dict[str, Any] = {
 # Metadata a document got from outside its file (Zotero), kept when it is re-indexed.
 EXTERNAL_FIELDS = (*DOCUMENT_FIELDS, "url", "zotero_library", "zotero_attachment")
 
+# What a chunk is: a passage of a converted document, or a Zotero annotation or note.
+KINDS = ("passage", "annotation", "note")
+# What an annotation or note carries besides its item's metadata (sources/annotations.py):
+# the same for all its chunks, so a reindex keeps them. An annotation also has the section
+# of the passage it marks; a note's chunks have their own sections.
+ANNOTATION_FIELDS = ("kind", "annotation_type", "page_start", "page_end", "page_label",
+                     "color", "annotation_author", "sort_index", "zotero_item")
+SECTION_FIELDS = ("section_path", "heading_chain", "section_prefixes")
+# Zotero's highlight colours by the names its menu gives them.
+COLORS = {"yellow": "#ffd400", "red": "#ff6666", "green": "#5fb236", "blue": "#2ea8e5",
+          "purple": "#a28ae5", "magenta": "#e56eee", "orange": "#f19837", "gray": "#aaaaaa",
+          "grey": "#aaaaaa"}
+
+
+def normalize_color(value: str) -> str:
+    """``#FFD400``, ``ffd400`` and ``yellow`` all as Zotero stores them: ``#ffd400``."""
+    v = value.strip().lower()
+    return COLORS.get(v) or (v if v.startswith("#") else f"#{v}")
+
 
 def external_metadata(payload: dict[str, Any]) -> dict[str, Any] | None:
     """The Zotero metadata stored with a chunk, or None for a document that had none."""
     if not payload.get("zotero_key"):
         return None
-    return {k: payload[k] for k in EXTERNAL_FIELDS if payload.get(k) is not None}
+    kind = payload.get("kind")
+    fields = EXTERNAL_FIELDS + (ANNOTATION_FIELDS if kind in ("annotation", "note") else ())
+    fields += SECTION_FIELDS if kind == "annotation" else ()
+    return {k: payload[k] for k in fields if payload.get(k) is not None}
 
 
 def chunk_id(doc_id: str, chunk_index: int, dense_model: str) -> str:
@@ -75,6 +98,7 @@ def chunk_payload(chunk: Any, *, project: str, doc_id: str, content_hash: str, s
         "content_hash": content_hash,
         "item_labels": chunk.item_labels,
         "embed_model": dense_model,
+        "kind": "passage",  # annotations and notes say otherwise in their metadata
         **{k: v for k, v in (meta or {}).items() if v is not None},
     }
 
@@ -101,6 +125,11 @@ class Passage:
     zotero_key: str | None = None  # the Zotero item (or standalone PDF) it came from
     zotero_link: str | None = None  # zotero://open-pdf/... at the page, or zotero://select/...
     project: str | None = None  # the project it was found in
+    kind: str = "passage"  # or "annotation" / "note" (then zotero_key is the annotation's)
+    annotation_type: str | None = None  # highlight, underline, note, text, image, ink
+    page_label: str | None = None  # the page number printed on the page, when Zotero has it
+    color: str | None = None  # an annotation's colour, "#ffd400"
+    annotation_author: str | None = None  # who made it (group libraries)
 
     @property
     def pages(self) -> str:
@@ -113,15 +142,35 @@ class Passage:
 
 def zotero_link(payload: dict[str, Any]) -> str | None:
     """A link that opens the passage in Zotero: the PDF at its first page when the chunk
-    came from a Zotero attachment, else the item selected; None outside Zotero."""
+    came from a Zotero attachment (at the annotation itself for an annotation), else the
+    item (or note) selected; None outside Zotero."""
     library = payload.get("zotero_library") or "library"
     if payload.get("zotero_attachment"):
         page = payload.get("page_start")
+        query = [f"page={page}"] if page else []
+        if payload.get("kind") == "annotation" and payload.get("zotero_key"):
+            query.append(f"annotation={payload['zotero_key']}")
         return (f"zotero://open-pdf/{library}/items/{payload['zotero_attachment']}"
-                + (f"?page={page}" if page else ""))
+                + ("?" + "&".join(query) if query else ""))
     if payload.get("zotero_key"):
         return f"zotero://select/{library}/items/{payload['zotero_key']}"
     return None
+
+
+def joined_text(payloads: list[dict[str, Any]]) -> str:
+    """A document's text again from its chunks (in ``chunk_index`` order), each section's
+    headings as Markdown ``#`` lines where they change: a Zotero note as it reads."""
+    blocks: list[str] = []
+    prev: list[str] = []
+    for p in sorted(payloads, key=lambda p: p.get("chunk_index", 0)):
+        chain = list(p.get("heading_chain") or [])
+        same = 0
+        while same < min(len(chain), len(prev)) and chain[same] == prev[same]:
+            same += 1
+        blocks.extend("#" * (i + 1) + " " + chain[i] for i in range(same, len(chain)))
+        blocks.append(p.get("chunk_text", ""))
+        prev = chain
+    return "\n\n".join(blocks)
 
 
 def shorten(text: str, max_chars: int) -> str:
@@ -262,6 +311,11 @@ def passage(rank: int, hit: Any, max_chars: int, query: str | None = None,
         zotero_key=p.get("zotero_key"),
         zotero_link=zotero_link(p),
         project=project or p.get("project_id"),
+        kind=p.get("kind") or "passage",
+        annotation_type=p.get("annotation_type"),
+        page_label=p.get("page_label"),
+        color=p.get("color"),
+        annotation_author=p.get("annotation_author"),
     )
 
 

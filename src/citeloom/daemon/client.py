@@ -193,6 +193,13 @@ class RemoteCiteLoom:
              project_name: str | None = None) -> str:
         return self._call("cite", citekeys=citekeys, fmt=fmt, project=project_name)
 
+    def list_annotations(self, project_name: str | None, citekey: str,
+                         kinds: list[str] | None = None, max_chars: int = 600
+                         ) -> list[Passage]:
+        hits = self._call("list_annotations", project=self._name(project_name),
+                          citekey=citekey, kinds=kinds, max_chars=max_chars)
+        return [Passage(**h) for h in hits]
+
     def check_writable(self, project_name: str) -> None:
         self._call("check_writable", project=self._name(project_name))
 
@@ -212,10 +219,11 @@ class RemoteCiteLoom:
     def ingest_zotero(self, project_name: str | None, collection: str | None, *,
                       include_subcollections: bool = False,
                       tags_include: list[str] | None = None,
-                      tags_exclude: list[str] | None = None, progress: Any = None,
-                      optimize: bool = True) -> IngestReport:
+                      tags_exclude: list[str] | None = None, annotations: bool = True,
+                      progress: Any = None, optimize: bool = True) -> IngestReport:
         args = {"collection": collection, "include_subcollections": include_subcollections,
-                "tags_include": tags_include or [], "tags_exclude": tags_exclude or []}
+                "tags_include": tags_include or [], "tags_exclude": tags_exclude or [],
+                "annotations": annotations}
         return self._job(project_name, f"zotero:{collection or 'library'}", "zotero", args,
                          progress)
 

@@ -4,8 +4,9 @@ wait for jobs), the folder and Zotero watchers, and an idle timer.
 
     GET  /health                      pid, data dir, version
     POST /call/<operation>            query, similar, query_many, similar_many,
-                                      list_projects, inspect, cite, check_writable,
-                                      optimize, snapshot, restore  (JSON arguments)
+                                      list_projects, inspect, cite, list_annotations,
+                                      check_writable, optimize, snapshot, restore
+                                      (JSON arguments)
     POST /jobs                        start an ingest, Zotero or reindex job
     GET  /jobs[?project=]             the jobs
     GET  /jobs/<id>?wait=S&seen=N     a job, waiting up to S seconds for news; its file
@@ -58,6 +59,8 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "list_projects": lambda a: app.list_projects(),
         "inspect": lambda a: app.inspect(a["project"], a.get("sample", 3)),
         "cite": lambda a: app.cite(a["citekeys"], a.get("fmt", "bibtex"), a.get("project")),
+        "list_annotations": lambda a: [hit_json(p) for p in app.list_annotations(
+            a["project"], a["citekey"], a.get("kinds"), a.get("max_chars", 600))],
         "check_writable": lambda a: app.check_writable(a["project"]),
         "optimize": lambda a: app.optimize(a["project"]),
         "query_many": lambda a: app.query_many(

@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -87,6 +87,10 @@ class SearchFilter:
     include_labels: list[str] = field(default_factory=list)
     exclude_labels: list[str] = field(default_factory=list)
     exclude_ids: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # passage, annotation, note
+    colors: list[str] = field(default_factory=list)  # annotation colours, "#ffd400"
+    page_from: int | None = None  # chunks starting on these pages
+    page_to: int | None = None
 
     def is_empty(self) -> bool:
         return not any(v not in (None, [], "") for v in asdict(self).values())
@@ -162,6 +166,10 @@ class Index(ABC):
     def delete_doc(self, doc_id: str) -> None: ...
 
     @abstractmethod
+    def delete_ids(self, ids: list[str]) -> None:
+        """Remove these points (a re-written document's surplus chunks)."""
+
+    @abstractmethod
     def count(self, doc_id: str | None = None) -> int: ...
 
     @abstractmethod
@@ -187,8 +195,10 @@ class Index(ABC):
 
     @abstractmethod
     def scroll(self, doc_id: str | None = None, batch: int = 1000,
-               fields: list[str] | None = None) -> Iterator[Hit]:
-        """Every point (of one document), payload only, in pages of ``batch``."""
+               fields: list[str] | None = None, flt: SearchFilter | None = None
+               ) -> Iterator[Hit]:
+        """Every point (of one document, or that ``flt`` lets through), payload only, in
+        pages of ``batch``."""
 
     @abstractmethod
     def retrieve(self, ids: list[str]) -> list[Hit]: ...
@@ -275,6 +285,13 @@ class FilterDialect:
     combine: Any  # (must, must_not) -> filter
 
 
+def scroll_filter(doc_id: str | None, flt: SearchFilter | None) -> SearchFilter | None:
+    """What a scroll of ``doc_id`` (if given) restricted by ``flt`` (if given) reads."""
+    if doc_id is None:
+        return flt
+    return replace(flt or SearchFilter(), doc_ids=[doc_id])
+
+
 def build_filter(flt: SearchFilter | None, d: FilterDialect) -> Any:
     """Translate a SearchFilter into the backend's filter, or None for no restriction."""
     if flt is None or flt.is_empty():
@@ -289,6 +306,20 @@ def build_filter(flt: SearchFilter | None, d: FilterDialect) -> Any:
     must.extend(d.equals("tags", t) for t in flt.tags_all)
     if flt.year_from is not None or flt.year_to is not None:
         must.append(d.between("year", flt.year_from, flt.year_to))
+    if flt.kinds:
+        # Chunks indexed before kinds existed have none, and are passages: "passage" is
+        # asked for as "none of the other kinds".
+        kinds = set(flt.kinds)
+        if "passage" in kinds:
+            others = sorted({"annotation", "note"} - kinds)
+            if others:
+                must_not.append(d.any_of("kind", others))
+        else:
+            must.append(d.any_of("kind", sorted(kinds)))
+    if flt.colors:
+        must.append(d.any_of("color", list(flt.colors)))
+    if flt.page_from is not None or flt.page_to is not None:
+        must.append(d.between("page_start", flt.page_from, flt.page_to))
     if flt.section_prefix:
         # section_prefixes holds every heading-boundary prefix of the chunk's section path.
         must.append(d.equals("section_prefixes", flt.section_prefix.strip()))

@@ -52,6 +52,7 @@ from .base import (
     atomic_json,
     build_filter,
     copy_sparse,
+    scroll_filter,
 )
 
 _log = logging.getLogger(__name__)
@@ -383,6 +384,14 @@ class EdgeIndex(Index):
             build_filter(SearchFilter(doc_ids=[doc_id]), _dialect())))
         shard.flush()
 
+    def delete_ids(self, ids: list[str]) -> None:
+        import qdrant_edge as q
+
+        if ids:
+            shard = self._open()
+            shard.update(q.UpdateOperation.delete_points(list(ids)))
+            shard.flush()
+
     def count(self, doc_id: str | None = None) -> int:
         import qdrant_edge as q
 
@@ -447,14 +456,15 @@ class EdgeIndex(Index):
                 for p in self._open().query(req)]
 
     def scroll(self, doc_id: str | None = None, batch: int = 1000,
-               fields: list[str] | None = None) -> Iterator[Hit]:
+               fields: list[str] | None = None, flt: SearchFilter | None = None
+               ) -> Iterator[Hit]:
         import qdrant_edge as q
 
-        flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
+        f = build_filter(scroll_filter(doc_id, flt), _dialect())
         offset = None
         while True:
             records, offset = self._open().scroll(q.ScrollRequest(
-                offset=offset, limit=batch, filter=flt,
+                offset=offset, limit=batch, filter=f,
                 with_payload=fields if fields is not None else True, with_vector=False))
             yield from (Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records)
             if offset is None:

@@ -35,6 +35,7 @@ from .base import (
     SearchFilter,
     Store,
     build_filter,
+    scroll_filter,
 )
 
 PREFIX = "citeloom__"
@@ -130,6 +131,13 @@ class ServerIndex(Index):
         self.client.delete(self.collection, wait=True, points_selector=m.FilterSelector(
             filter=build_filter(SearchFilter(doc_ids=[doc_id]), _dialect())))
 
+    def delete_ids(self, ids: list[str]) -> None:
+        from qdrant_client import models as m
+
+        if ids:
+            self.client.delete(self.collection, wait=True,
+                               points_selector=m.PointIdsList(points=ids))
+
     def count(self, doc_id: str | None = None) -> int:
         flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
         return self.client.count(self.collection, count_filter=flt, exact=True).count
@@ -192,12 +200,13 @@ class ServerIndex(Index):
         return [_hit(p) for p in res.points]
 
     def scroll(self, doc_id: str | None = None, batch: int = 1000,
-               fields: list[str] | None = None) -> Iterator[Hit]:
-        flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
+               fields: list[str] | None = None, flt: SearchFilter | None = None
+               ) -> Iterator[Hit]:
+        f = build_filter(scroll_filter(doc_id, flt), _dialect())
         offset = None
         while True:
             records, offset = self.client.scroll(
-                self.collection, scroll_filter=flt, limit=batch, offset=offset,
+                self.collection, scroll_filter=f, limit=batch, offset=offset,
                 with_payload=fields if fields is not None else True, with_vectors=False)
             yield from (_hit(r) for r in records)
             if offset is None:

@@ -33,7 +33,16 @@ from ..index import (
 from ..models import chunk_limit, dense_spec, use_offline_runtime
 from ..payload import Passage, external_metadata
 from ..report import IngestReport
-from ..sources import CatalogSource, FileSource, Source, TextDoc, TextSource, ZoteroSource
+from ..sources import (
+    AnnotationSource,
+    CatalogSource,
+    ChainSource,
+    FileSource,
+    Source,
+    TextDoc,
+    TextSource,
+    ZoteroSource,
+)
 from . import library, search, snapshots
 from .executor import Executor, InProcess
 from .pipeline import Pipeline, ProgressFn
@@ -311,15 +320,23 @@ class CiteLoom:
 
     def ingest_zotero(self, project_name: str | None, collection: str | None, *,
                       include_subcollections: bool = False, tags_include: list[str] | None = None,
-                      tags_exclude: list[str] | None = None,
+                      tags_exclude: list[str] | None = None, annotations: bool = True,
                       progress: ProgressFn | None = None, optimize: bool = True,
                       started_by: str | None = None) -> IngestReport:
         """The PDF attachments of a Zotero collection (name, path or key; None for the
-        whole library)."""
-        source = ZoteroSource(self.zotero_reader(), collection,
-                              downloads=self.settings.data_dir / "cache" / "zotero-files",
-                              include_subcollections=include_subcollections,
-                              tags_include=tags_include, tags_exclude=tags_exclude)
+        whole library), then (``annotations``) its items' annotations and notes, in one
+        run: one report, and the annotations find their PDFs' sections in the index."""
+        reader = self.zotero_reader()
+        pdfs = ZoteroSource(reader, collection,
+                            downloads=self.settings.data_dir / "cache" / "zotero-files",
+                            include_subcollections=include_subcollections,
+                            tags_include=tags_include, tags_exclude=tags_exclude)
+        source: Source = pdfs
+        if annotations:
+            source = ChainSource(pdfs, AnnotationSource(
+                reader, collection, include_subcollections=include_subcollections,
+                tags_include=tags_include, tags_exclude=tags_exclude,
+                items=lambda: pdfs.items))
         return self.run(source, project_name, progress=progress, optimize=optimize,
                         started_by=started_by)
 
@@ -350,7 +367,7 @@ class CiteLoom:
             return external_metadata(first.payload) if first else None
 
         source = CatalogSource(catalog.all(), lambda h: self._cache_path(h, project).is_file(),
-                               meta_of)
+                               meta_of, lambda doc_id: [h.payload for h in old.scroll(doc_id)])
         pipeline = Pipeline(self, project, new, catalog, self.executor(), catalog_writes=False)
         try:
             report = pipeline.run(source, progress=progress, optimize=True,
@@ -442,6 +459,12 @@ class CiteLoom:
 
     def inspect(self, project_name: str | None, sample: int = 3) -> dict[str, Any]:
         return library.inspect(self, project_name, sample)
+
+    def list_annotations(self, project_name: str | None, citekey: str,
+                         kinds: list[str] | None = None, max_chars: int = 600
+                         ) -> list[Passage]:
+        """An item's annotations (and notes) in page order, by citekey or Zotero key."""
+        return library.annotations(self, project_name, citekey, kinds, max_chars)
 
     def cite(self, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bibtex",
              project_name: str | None = None) -> str:

@@ -9,6 +9,7 @@ a cluster) is one more :class:`Executor` subclass: jobs and results are plain da
 
 from __future__ import annotations
 
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
@@ -87,7 +88,7 @@ def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
     """Convert (or take the text of) one unit, chunk it and embed the chunks."""
     unit = job.unit
     if unit.text is not None:
-        doc = text_document(job.doc_id, unit.title, unit.text)
+        doc = text_document(job.doc_id, unit.title, unit.text, headings=unit.headings)
         chunks = res.chunker(project).chunk(doc)
         title, first_pages = unit.title, ""
     else:
@@ -112,14 +113,30 @@ def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
     return Prepared(chunks, dense, sparse, title, pages, first_pages)
 
 
-def text_document(name: str, title: str, text: str) -> DoclingDocument:
-    """A one-section document: the title as its heading, the text as one paragraph."""
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+)$")
+
+
+def text_document(name: str, title: str, text: str, *, headings: bool = False
+                  ) -> DoclingDocument:
+    """A one-section document: the title as its heading, the text as one paragraph. With
+    ``headings``, lines ``# …`` to ``###### …`` are headings (under the title, if any) and
+    every other line a paragraph of its own, so a long note chunks along its own sections
+    and its lines stay lines."""
     from docling_core.types.doc import DocItemLabel, DoclingDocument
 
     doc = DoclingDocument(name=name)
     if title:
         doc.add_heading(text=title, level=1)
-    doc.add_text(label=DocItemLabel.TEXT, text=text)
+    if not headings:
+        doc.add_text(label=DocItemLabel.TEXT, text=text)
+        return doc
+    shift = 1 if title else 0
+    for line in (ln.strip() for ln in text.splitlines()):
+        m = _MD_HEADING.match(line)
+        if m is not None:
+            doc.add_heading(text=m.group(2).strip(), level=min(len(m.group(1)) + shift, 6))
+        elif line:
+            doc.add_text(label=DocItemLabel.TEXT, text=line)
     return doc
 
 

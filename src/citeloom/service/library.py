@@ -1,4 +1,5 @@
-"""What is in the library: the projects, one project's state, citations for citekeys."""
+"""What is in the library: the projects, one project's state, an item's annotations,
+citations for citekeys."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
+from ..catalog import is_file_source
 from ..errors import CiteLoomError, InvalidInput
+from ..index import Hit, SearchFilter
+from ..payload import Passage, joined_text, passage
 
 
 def list_projects(app: Any) -> list[dict[str, Any]]:
@@ -40,6 +44,8 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
     catalog = app.catalog(project.name)
     stale, missing = [], []
     for rec in catalog.all():
+        if not is_file_source(rec.source_path):
+            continue  # a Zotero annotation or note: the next sync keeps it current
         p = Path(rec.source_path)
         if not p.exists():
             missing.append(rec.source_path)
@@ -67,6 +73,42 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
         "missing_documents": missing,
         "sample": samples,
     }
+
+
+def annotations(app: Any, project_name: str | None, ref: str,
+                kinds: list[str] | None = None, max_chars: int = 600) -> list[Passage]:
+    """An item's annotations and notes in reading order: annotations by page and place on
+    the page (Zotero's sort index), then notes. ``ref`` is the item's citekey or Zotero
+    key. A note (or long highlight) of several chunks comes back whole, as one passage (a
+    note with its headings as ``#`` lines)."""
+    ref = (ref or "").strip()
+    kinds = list(kinds or ["annotation", "note"])
+    if not ref:
+        raise InvalidInput("no citekey given", "name the item by citekey or Zotero key")
+    if not set(kinds) <= {"annotation", "note"}:
+        raise InvalidInput(f"kinds must be annotation or note, not {kinds}",
+                           "leave kinds out for both")
+    project = app.settings.project(project_name, create=True)
+    with app._swap:
+        index = app.index(project.name)
+        hits = list(index.scroll(flt=SearchFilter(citekeys=[ref], kinds=kinds)))
+        if not hits:  # a Zotero key, or an item without a citekey
+            hits = [h for h in index.scroll(flt=SearchFilter(kinds=kinds))
+                    if ref in (h.payload.get("zotero_item"), h.payload.get("zotero_key"))]
+    docs: dict[str, list[Hit]] = {}
+    for h in hits:
+        docs.setdefault(h.payload.get("doc_id", h.id), []).append(h)
+    whole = []
+    for chunks in docs.values():
+        chunks.sort(key=lambda h: h.payload.get("chunk_index", 0))
+        first = chunks[0].payload
+        text = (joined_text([h.payload for h in chunks]) if first.get("kind") == "note"
+                else "\n".join(h.payload.get("chunk_text", "") for h in chunks))
+        whole.append(Hit(chunks[0].id, 0.0, {**first, "chunk_text": text}))
+    whole.sort(key=lambda h: (h.payload.get("kind") != "annotation",
+                              h.payload.get("page_start") or 0,
+                              h.payload.get("sort_index") or "", h.payload.get("zotero_key")))
+    return [passage(rank, h, max_chars) for rank, h in enumerate(whole, 1)]
 
 
 def cite(app: Any, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bibtex",

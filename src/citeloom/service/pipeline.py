@@ -196,6 +196,11 @@ class Pipeline:
                             if rec.doc_id != job.doc_id:
                                 self.index.delete_doc(rec.doc_id)
                                 self.catalog.delete(rec.doc_id)
+                            else:  # re-written under its own id (an annotation): surplus out
+                                model = self.project.dense_model
+                                self.index.delete_ids([chunk_id(job.doc_id, i, model) for i in
+                                                       range(record.chunks, rec.chunks)])
+                            if rec.content_hash != job.content_hash:
                                 result.status = "replaced"
                     elif record is not None:
                         self.records.append(record)

@@ -36,6 +36,9 @@ class Unit:
     ocr_languages: list[str] | None = None
     skip_unchanged: bool = True  # may be skipped when the catalog has it, unchanged
     record: bool = True  # written to the catalog (texts are not: they have no file)
+    # The text marks headings as Markdown '#' lines and separates paragraphs by blank lines
+    # (a Zotero note; an annotation's highlight and comment).
+    headings: bool = False
     note: str = ""
     previous: list[DocRecord] = field(default_factory=list)  # filled by the pipeline
 
@@ -76,3 +79,41 @@ class Source(ABC):
     def finish(self, ctx: Context) -> Iterator[FileResult]:
         """Work after the last unit (a prune of vanished files, say)."""
         return iter(())
+
+
+class ChainSource(Source):
+    """Sources run one after the other as one ingest (one report, one progress total): a
+    Zotero collection's PDFs, then their annotations and notes, which look the PDFs up."""
+
+    def __init__(self, *sources: Source, name: str | None = None) -> None:
+        self.sources = list(sources)
+        self.name = name or sources[0].name
+        self._current = sources[0]
+        self._owner: dict[int, Source] = {}  # id(unit) -> the source that gave it
+
+    @property  # type: ignore[override]
+    def flush_points(self) -> int:
+        return self._current.flush_points
+
+    @property  # type: ignore[override]
+    def always_optimize(self) -> bool:
+        return any(s.always_optimize for s in self.sources)
+
+    def plan(self, ctx: Context) -> int:
+        return sum(s.plan(ctx) for s in self.sources)
+
+    def units(self, ctx: Context) -> Iterator[Unit | FileResult]:
+        for source in self.sources:
+            self._current = source
+            for unit in source.units(ctx):
+                if isinstance(unit, Unit):
+                    self._owner[id(unit)] = source
+                yield unit
+
+    def metadata(self, unit: Unit, first_pages: str, result: FileResult
+                 ) -> dict[str, Any] | None:
+        return self._owner.pop(id(unit), self._current).metadata(unit, first_pages, result)
+
+    def finish(self, ctx: Context) -> Iterator[FileResult]:
+        for source in self.sources:
+            yield from source.finish(ctx)

@@ -26,12 +26,12 @@ class ZoteroSource(Source):
         self.tags_include = tags_include or []
         self.tags_exclude = tags_exclude or []
         self._work: list[tuple[Any, Any]] = []
+        self.items: list[Any] = []  # what plan() found (the annotations source reads them)
 
     def plan(self, ctx: Context) -> int:
-        items = list(self.reader.items(collection=self.collection,
-                                       include_subcollections=self.include_subcollections,
-                                       tags_include=self.tags_include,
-                                       tags_exclude=self.tags_exclude))
+        items = self.items = list(self.reader.items(
+            collection=self.collection, include_subcollections=self.include_subcollections,
+            tags_include=self.tags_include, tags_exclude=self.tags_exclude))
         self._work = []
         for item in items:
             pdfs = [a for a in item.attachments if a.is_pdf and a.has_file]

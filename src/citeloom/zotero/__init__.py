@@ -19,6 +19,7 @@ from typing import Literal
 
 from citeloom.errors import ConfigError
 
+from .annotations import Annotation, note_text
 from .base import (
     DEFAULT_OCR_LANGUAGES,
     Attachment,
@@ -31,6 +32,7 @@ from .base import (
     normalise_doi,
     ocr_languages,
     parse_year,
+    tags_match,
 )
 from .bbt import (
     JURIS_M_PORT,
@@ -50,13 +52,15 @@ from .web import LocalApiReader, WebApiReader
 Source = Literal["sqlite", "web", "local", "file"]
 
 __all__ = [
-    "DEFAULT_OCR_LANGUAGES", "JURIS_M_PORT", "ZOTERO_PORT", "Attachment", "BbtKeys",
+    "DEFAULT_OCR_LANGUAGES", "JURIS_M_PORT", "ZOTERO_PORT", "Annotation", "Attachment",
+    "BbtKeys",
     "BetterBibTeX", "BetterBibTeXError", "Collection", "Creator", "ExportFileReader",
     "ItemMatcher", "LocalApiReader", "SqliteReader", "WebApiReader",
     "ZoteroItem", "ZoteroReader", "default_data_dir", "extra_citekey",
     "find_collection", "item_payload", "make_reader", "match_item", "normalise_doi",
+    "note_text",
     "ocr_languages", "parse_year", "read_bbt_citekeys", "resolve_citekeys", "to_bibtex",
-    "to_csl_json",
+    "tags_match", "to_csl_json",
 ]
 
 

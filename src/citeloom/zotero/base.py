@@ -316,6 +316,28 @@ class ZoteroReader(ABC):
         """A local path to the attachment's file: where it is stored or linked, or a
         download into ``dest_dir``. Raises ``SourceNotFound`` when there is no file."""
 
+    #: Whether :meth:`annotations` reads the library's (export files carry none: a sync
+    #: through them must not take every indexed annotation for deleted).
+    reads_annotations = False
+
+    def annotations(self) -> list[Any]:
+        """Every annotation and note of the library that is not in the trash
+        (``zotero.annotations.Annotation``); export files have none."""
+        return []
+
+    def scope(self, collection: str | None, include_subcollections: bool = False
+              ) -> set[str] | None:
+        """The keys of ``collection`` (key, name or ``Parent/Child`` path) and, when asked,
+        of its sub-collections; None for the whole library."""
+        if collection is None:
+            return None
+        cols = self.collections()
+        target = find_collection(cols, collection)
+        keys = {target.key}
+        if include_subcollections:
+            keys |= descendant_keys(cols, target.key)
+        return keys
+
     def items(
         self,
         collection: str | None = None,
@@ -326,24 +348,19 @@ class ZoteroReader(ABC):
         """Regular items, optionally only those in ``collection`` (key, name or
         ``Parent/Child`` path) and its sub-collections, carrying any of ``tags_include`` and
         none of ``tags_exclude`` (tags compare case-insensitively)."""
-        keys: set[str] | None = None
-        if collection is not None:
-            cols = self.collections()
-            target = find_collection(cols, collection)
-            keys = {target.key}
-            if include_subcollections:
-                keys |= descendant_keys(cols, target.key)
-        wanted = {t.casefold() for t in tags_include}
-        unwanted = {t.casefold() for t in tags_exclude}
+        keys = self.scope(collection, include_subcollections)
         for item in self._load_items(keys):
             if keys is not None and not keys.intersection(item.collection_keys):
                 continue
-            tags = {t.casefold() for t in item.tags}
-            if wanted and not wanted & tags:
-                continue
-            if unwanted & tags:
-                continue
-            yield item
+            if tags_match(item.tags, tags_include, tags_exclude):
+                yield item
+
+
+def tags_match(tags: Iterable[str], include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """Carries any of ``include`` (when given) and none of ``exclude``, ignoring case."""
+    have = {t.casefold() for t in tags}
+    wanted = {t.casefold() for t in include}
+    return (not wanted or bool(wanted & have)) and not {t.casefold() for t in exclude} & have
 
 
 def collection_paths(cols: Sequence[Collection]) -> dict[str, str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from citeloom.errors import SourceNotFound
 
+from .annotations import Annotation, read_annotations
 from .base import (
     NON_REGULAR_TYPES,
     Attachment,
@@ -77,6 +78,7 @@ class SqliteReader(ZoteroReader):
         self.bbt_db = bbt_db if bbt_db is not None else self.data_dir / "better-bibtex.sqlite"
         self.include_feeds = include_feeds
         self._cache: tuple[list[Collection], list[ZoteroItem]] | None = None
+        self._annotations: list[Annotation] | None = None
 
     def collections(self) -> list[Collection]:
         return list(self._load()[0])
@@ -87,6 +89,16 @@ class SqliteReader(ZoteroReader):
     def refresh(self) -> None:
         """Forget what was read; the next call reads the database again."""
         self._cache = None
+        self._annotations = None
+
+    reads_annotations = True
+
+    def annotations(self) -> list[Annotation]:
+        if self._annotations is None:
+            self._annotations = read_database(
+                self.db_path, lambda conn: read_annotations(
+                    conn, include_feeds=self.include_feeds))
+        return list(self._annotations)
 
     def _load(self) -> tuple[list[Collection], list[ZoteroItem]]:
         if self._cache is None:

@@ -22,6 +22,7 @@ from pyzotero import errors as ze
 
 from citeloom.errors import ConfigError, SourceNotFound, ZoteroUnavailable
 
+from .annotations import Annotation, annotation_from_api
 from .base import (
     LINK_MODES,
     NON_REGULAR_TYPES,
@@ -149,6 +150,18 @@ class _PyzoteroReader(ZoteroReader):
             items.append(self._item(r, names))
         resolve_citekeys(items, bbt=self.bbt)
         return items
+
+    reads_annotations = True
+
+    def annotations(self) -> list[Annotation]:
+        """Every annotation and note of the library: two listings (``itemType=annotation``,
+        ``itemType=note``), 100 a page; the APIs leave out what is in the trash."""
+        out = []
+        for kind in ("annotation", "note"):
+            raw = self._call(lambda kind=kind: self._zot.everything(
+                self._zot.items(itemType=kind, limit=100)))
+            out.extend(a for r in raw if (a := annotation_from_api(r)) is not None)
+        return out
 
     def _item(self, record: dict[str, Any], col_names: dict[str, str]) -> ZoteroItem:
         data = record.get("data", record)
