@@ -4,7 +4,7 @@ wait for jobs), the folder and Zotero watchers, and an idle timer.
 
     GET  /health                      pid, data dir, version
     POST /call/<operation>            query, similar, list_projects, inspect, cite,
-                                      check_writable, optimize  (JSON arguments)
+                                      check_writable, optimize, repair  (JSON arguments)
     POST /jobs                        start an ingest, Zotero or reindex job
     GET  /jobs[?project=]             the jobs
     GET  /jobs/<id>?wait=S&seen=N     a job, waiting up to S seconds for news; its file
@@ -29,7 +29,7 @@ from typing import Any
 
 from .. import __version__
 from ..config import Settings
-from ..errors import CiteLoomError, InvalidInput, as_error
+from ..errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
 from ..index import SearchFilter
 from ..payload import hit_json
 from . import DaemonPaths, daemon_paths
@@ -58,6 +58,7 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "cite": lambda a: app.cite(a["citekeys"], a.get("fmt", "bibtex"), a.get("project")),
         "check_writable": lambda a: app.check_writable(a["project"]),
         "optimize": lambda a: app.optimize(a["project"]),
+        "repair": lambda a: app.repair(a["project"]),
     }
 
 
@@ -78,6 +79,9 @@ class Daemon:
             {**p, "jobs": self._active(p["project"])} for p in self.app.list_projects()]
         self.ops["inspect"] = lambda a: {**self.app.inspect(a["project"], a.get("sample", 3)),
                                          "jobs": self._active(a["project"])}
+        self.ops["repair"] = lambda a: _raise(IndexUnavailable(
+            f"a job is writing to project {a['project']!r}", "repair it once the job is "
+            "done")) if self._active(a["project"]) else self.app.repair(a["project"])
         self.last_call = time.monotonic()
         self.started = time.time()
         self.server: Any = None
