@@ -5,14 +5,24 @@ document's chunks are durably in the index, so after a crash a document is eithe
 (row present, chunk count matching) or re-done on the next run. It makes a no-op re-ingest
 cheap (a ``stat`` per file, no hashing, no models), and lets ``inspect`` list stale and
 missing documents.
+
+Faults: a file that is not a readable SQLite database raises ``CATALOG_DAMAGED`` (``citeloom
+repair`` rebuilds it from the index payloads); a write that finds the disk full raises
+``DISK_FULL``; on a full disk, where SQLite cannot make its WAL index, the catalog opens
+read-only, so ``inspect`` keeps working.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import quote
+
+from .errors import CatalogDamaged, DiskFull, as_error, out_of_space, repair_hint
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -58,15 +68,87 @@ class DocRecord:
     ingested_at: float = 0.0
 
 
+_DAMAGED = ("SQLITE_NOTADB", "SQLITE_CORRUPT")  # SQLite's names for "this is not my file"
+
+
 class Catalog:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, project: str | None = None) -> None:
         self.path = path
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        self.project = project or path.parent.name
+        self.readonly = False  # opened read-only because the disk is full
+        with self._errors():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError as exc:
+            if _name(exc).startswith(_DAMAGED):
+                raise self._damaged(exc) from None
+            if not (out_of_space(exc) or _name(exc).startswith("SQLITE_IOERR")):
+                raise as_error(exc, path) from None
+            self._db = self._connect_readonly(exc)  # a full disk: SQLite cannot make its WAL
+            self.readonly = True
         self._db.row_factory = sqlite3.Row
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(SCHEMA)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _connect_readonly(self, why: Exception) -> sqlite3.Connection:
+        """Read-only, for reads on a full disk; immutable (no WAL index at all) when even
+        that needs space. A catalog that does not exist yet has nothing to read: DISK_FULL."""
+        if not self.path.is_file():
+            raise as_error(why, self.path) if out_of_space(why) else DiskFull(
+                f"cannot create {self.path} ({why})")
+        uri = "file:" + quote(str(self.path.resolve()))
+        for flags in ("?mode=ro", "?mode=ro&immutable=1"):
+            db = sqlite3.connect(uri + flags, uri=True, check_same_thread=False,
+                                 isolation_level=None)
+            try:
+                db.execute("SELECT count(*) FROM documents").fetchone()
+                return db
+            except sqlite3.DatabaseError as exc:
+                db.close()
+                if _name(exc).startswith(_DAMAGED):
+                    raise self._damaged(exc) from None
+        raise as_error(why, self.path)
+
+    def _damaged(self, exc: Exception) -> CatalogDamaged:
+        return CatalogDamaged(f"the catalog of project {self.project!r} ({self.path}) is "
+                              f"unreadable: {exc}",
+                              repair_hint(self.project) + " (the catalog is rebuilt from "
+                              "the index)")
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """SQLite's and the OS's errors as CiteLoom's: damaged, disk full, else a bug."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if _name(exc).startswith(_DAMAGED):
+                raise self._damaged(exc) from None
+            raise as_error(exc, self.path) from None
+        except OSError as exc:
+            raise as_error(exc, self.path) from None
+
+    def _write(self, sql: str, args: list[object] | tuple[object, ...]) -> None:
+        if self.readonly:  # opened on a full disk: writable again once there is room
+            try:
+                db = self._connect()
+            except sqlite3.DatabaseError:
+                raise DiskFull(f"the filesystem of {self.path} is full: the catalog is open "
+                               "read-only, nothing can be written") from None
+            self._db.close()
+            self._db, self.readonly = db, False
+            self._db.row_factory = sqlite3.Row
+        with self._errors():
+            self._db.execute(sql, args)
 
     def close(self) -> None:
         self._db.close()
@@ -83,7 +165,12 @@ class Catalog:
             src.close()
 
     def _rows(self, sql: str, *args: object) -> list[DocRecord]:
-        return [DocRecord(**dict(r)) for r in self._db.execute(sql, args)]
+        with self._errors():
+            return [DocRecord(**dict(r)) for r in self._db.execute(sql, args)]
+
+    def _value(self, sql: str) -> int:
+        with self._errors():
+            return int(self._db.execute(sql).fetchone()[0])
 
     def get(self, doc_id: str) -> DocRecord | None:
         rows = self._rows("SELECT * FROM documents WHERE doc_id = ?", doc_id)
@@ -102,17 +189,33 @@ class Catalog:
     def put(self, rec: DocRecord) -> None:
         rec.ingested_at = rec.ingested_at or time.time()
         cols = list(asdict(rec))
-        self._db.execute(
-            f"INSERT OR REPLACE INTO documents ({', '.join(cols)}) "
-            f"VALUES ({', '.join('?' for _ in cols)})",
-            [getattr(rec, c) for c in cols])
+        self._write(f"INSERT OR REPLACE INTO documents ({', '.join(cols)}) "
+                    f"VALUES ({', '.join('?' for _ in cols)})",
+                    [getattr(rec, c) for c in cols])
 
     def delete(self, doc_id: str) -> None:
-        self._db.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
+        self._write("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
 
     def total_chunks(self) -> int:
-        return int(self._db.execute("SELECT coalesce(sum(chunks), 0) FROM documents")
-                   .fetchone()[0])
+        return self._value("SELECT coalesce(sum(chunks), 0) FROM documents")
+
+    def check(self) -> str:
+        """SQLite's own integrity check: "ok", or what it found."""
+        with self._errors():
+            rows = [r[0] for r in self._db.execute("PRAGMA quick_check")]
+        return "ok" if rows == ["ok"] else "; ".join(rows[:3])
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT count(*) FROM documents").fetchone()[0])
+        return self._value("SELECT count(*) FROM documents")
+
+
+def catalogued(doc_id: str, content_hash: str | None) -> bool:
+    """Whether a document with this id and content hash belongs in the catalog: a file's
+    (its id is the first 32 hex of its sha256); plain texts have no row."""
+    h = content_hash or ""
+    return len(h) == 64 and h[:32] == doc_id
+
+
+def _name(exc: BaseException) -> str:
+    """SQLite's error name (SQLITE_NOTADB, SQLITE_FULL, ...), or ""."""
+    return str(getattr(exc, "sqlite_errorname", "") or "")

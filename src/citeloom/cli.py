@@ -129,6 +129,11 @@ def _parser() -> argparse.ArgumentParser:
     va.add_argument("--project", "-p", help="check only this project")
     va.add_argument("--json", action="store_true")
 
+    rp = sub.add_parser("repair", help="rebuild a damaged project's catalog, CURRENT, model "
+                        "lock or index from what is intact; says what it did")
+    rp.add_argument("--project", "-p")
+    rp.add_argument("--json", action="store_true")
+
     from .evaluate import add_eval_parser
 
     add_eval_parser(sub)
@@ -546,6 +551,20 @@ def _cmd_validate(args: argparse.Namespace, settings: Any) -> int:
     return EXIT_ERROR if any(c.status == "fail" for c in checks) else EXIT_OK
 
 
+def _cmd_repair(args: argparse.Namespace, settings: Any) -> int:
+    with _service(settings) as app:
+        done = app.repair(args.project)
+    if args.json:
+        _print_json(done)
+    else:
+        print(f"{done['project']}: {done['documents']} documents, {done['chunks']} chunks "
+              f"({done['seconds']:.1f}s)")
+        for label, key in (("found", "found"), ("done ", "done"), ("LEFT ", "left")):
+            for line in done[key]:
+                print(f"  {label}  {line}")
+    return EXIT_OK if done["ok"] else EXIT_ERROR
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -565,7 +584,7 @@ def main(argv: list[str] | None = None) -> int:
                    "daemon": _cmd_daemon, "snapshot": _cmd_snapshot, "restore": _cmd_restore,
                    "annotations": _cmd_annotations,
                    "cite": _cmd_cite, "eval": _cmd_eval,
-                   "validate": _cmd_validate}[args.command]
+                   "validate": _cmd_validate, "repair": _cmd_repair}[args.command]
         return handler(args, settings)
     except CiteLoomError as exc:
         print(f"error: {exc}", file=sys.stderr)

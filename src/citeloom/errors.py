@@ -15,6 +15,9 @@
     ├── Timeout                    TIMEOUT         a query or conversion ran out of time
     ├── HybridNotSupported         HYBRID_NOT_SUPPORTED the index has no sparse vectors
     ├── SnapshotInvalid            SNAPSHOT_INVALID a snapshot archive is damaged or incomplete
+    ├── IndexDamaged               INDEX_DAMAGED   a file of the index is unreadable
+    ├── CatalogDamaged             CATALOG_DAMAGED the project's catalog.sqlite is unreadable
+    ├── DiskFull                   DISK_FULL       not enough free space to write
     └── InternalError              INTERNAL_ERROR  a bug: anything else that went wrong
 
     ConfigError    └── OcrUnavailable      Tesseract or an OCR language is not installed
@@ -149,6 +152,38 @@ class SnapshotInvalid(CiteLoomError):
             "it again or take a new snapshot with `citeloom snapshot`; nothing was restored")
 
 
+REPAIR_HINT = "run `citeloom repair -p {project}`: it rebuilds what it can and says what it did"
+
+
+def repair_hint(project: str | None) -> str:
+    """The next step for a damaged file of ``project``."""
+    return REPAIR_HINT.format(project=project or "NAME")
+
+
+class IndexDamaged(CiteLoomError):
+    """A file of a project's index (CURRENT, model lock, shard) cannot be read as written."""
+
+    code = "INDEX_DAMAGED"
+    hint = repair_hint(None)
+
+
+class CatalogDamaged(CiteLoomError):
+    """A project's catalog (catalog.sqlite) is not a readable SQLite database."""
+
+    code = "CATALOG_DAMAGED"
+    hint = repair_hint(None) + " (the catalog is rebuilt from the index)"
+
+
+class DiskFull(CiteLoomError):
+    """The data dir's filesystem has less free space than a write needs. Checked before
+    writing (an index write that runs out of space mid-way cannot be caught: it is a
+    memory-mapped write the OS answers with SIGBUS) and reported when a write hits ENOSPC."""
+
+    code = "DISK_FULL"
+    hint = ("free space on that filesystem (or move the data dir: CITELOOM_DATA_DIR), then "
+            "re-run the same command: what was indexed is kept and skipped")
+
+
 class InternalError(CiteLoomError):
     """Something CiteLoom did not expect: a bug. The message names the exception."""
 
@@ -195,8 +230,24 @@ def from_dict(data: dict[str, str]) -> CiteLoomError:
     return cls(data.get("message", code), data.get("hint", ""))
 
 
-def as_error(exc: BaseException) -> CiteLoomError:
-    """``exc`` as a CiteLoom error: itself if it is one, else an :class:`InternalError`."""
+def out_of_space(exc: BaseException) -> bool:
+    """Whether ``exc`` says a write found no space left: ENOSPC (or EDQUOT, a quota) from
+    Python, SQLite's SQLITE_FULL, or the same words from the index's Rust side."""
+    import errno
+
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    if getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL":
+        return True
+    return "No space left on device" in str(exc)
+
+
+def as_error(exc: BaseException, where: object = None) -> CiteLoomError:
+    """``exc`` as a CiteLoom error: itself if it is one, :class:`DiskFull` for a write that
+    found no space (``where``: the path written), else an :class:`InternalError`."""
     if isinstance(exc, CiteLoomError):
         return exc
+    if out_of_space(exc):
+        path = where or getattr(exc, "filename", None) or "the data dir"
+        return DiskFull(f"no space left on the filesystem of {path} ({exc})")
     return InternalError(f"{type(exc).__name__}: {exc}")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .config import Settings
 from .errors import CiteLoomError
@@ -27,7 +28,7 @@ def config_check(config: str | None) -> Check | None:
     try:
         load_settings(config)
     except CiteLoomError as exc:
-        return Check("config", "fail", exc.message, exc.hint)
+        return Check("config", "fail", f"{exc.code}: {exc.message}", exc.hint)
     return None
 
 
@@ -106,46 +107,101 @@ def _tesseract(settings: Settings) -> Check:
                  f"{', '.join(codes)}")
 
 
+_DAMAGE = ("INDEX_DAMAGED", "CATALOG_DAMAGED", "DISK_FULL")
+
+
+def _failed(name: str, exc: BaseException, only: str | None) -> Check:
+    """A check that raised: a CiteLoom error as it reads (an index another process holds
+    is skipped unless that project was asked for), anything else as a bug — never a crash."""
+    if isinstance(exc, CiteLoomError):
+        status: Status = "fail" if only or exc.code in _DAMAGE else "skip"
+        return Check(name, status, f"{exc.code}: {exc.message}", exc.hint)
+    return Check(name, "fail", f"INTERNAL_ERROR: {type(exc).__name__}: {exc}",
+                 "a bug in the check: please report it with this line")
+
+
+def _index_checks(app: Any, settings: Settings, name: str, only: str | None) -> list[Check]:
+    from .index import KEYWORD_FIELDS
+
+    project = settings.project(name, create=True)
+    try:
+        index = app.index(name)
+        lock = index.lock()
+        count = index.count()  # loads the shard: a damaged one says so here
+    except Exception as exc:  # noqa: BLE001 - reported, never raised
+        return [_failed(f"index {name}", exc, only)]
+    checks = [Check(f"index {name}", "pass", f"{project.backend}, {count} chunks, "
+                    f"generation {index.generation}")]
+    wanted = app.model_lock(project)
+    if lock != wanted:
+        checks.append(Check(
+            f"model lock {name}", "fail",
+            f"index: {lock.describe() if lock else 'none'}; config: {wanted.describe()}",
+            f"run `citeloom reindex --project {name}`, or restore the settings"))
+    else:
+        checks.append(Check(f"model lock {name}", "pass", lock.describe()))
+    try:
+        have = index.payload_indexes()
+    except Exception as exc:  # noqa: BLE001
+        return [*checks, _failed(f"payload indexes {name}", exc, only)]
+    missing = [f for f in KEYWORD_FIELDS if f not in have]
+    if not have:  # qdrant-client's local mode keeps none
+        checks.append(Check(f"payload indexes {name}", "skip",
+                            "this backend reports no payload indexes"))
+    elif missing:
+        checks.append(Check(f"payload indexes {name}", "fail", f"missing: {', '.join(missing)}",
+                            f"run `citeloom reindex --project {name}`"))
+    else:
+        checks.append(Check(f"payload indexes {name}", "pass", f"{len(have)} fields indexed"))
+    return checks
+
+
+def _catalog_checks(app: Any, settings: Settings, name: str, only: str | None
+                    ) -> list[Check]:
+    """The catalog reads and passes SQLite's check; the project's cached conversions
+    decompress."""
+    from .errors import repair_hint
+    from .service.repair import damaged_cache_entries
+
+    try:
+        catalog = app.catalog(name)
+        verdict = catalog.check()
+        rows = catalog.all()
+    except Exception as exc:  # noqa: BLE001
+        return [_failed(f"catalog {name}", exc, only)]
+    if verdict != "ok":
+        return [Check(f"catalog {name}", "fail", f"CATALOG_DAMAGED: {verdict}",
+                      repair_hint(name))]
+    checks = [Check(f"catalog {name}", "pass", f"{len(rows)} documents"
+                    + (" (opened read-only: the disk is full)" if catalog.readonly else ""))]
+    try:
+        bad = damaged_cache_entries(app, settings.project(name, create=True),
+                                    [r.content_hash for r in rows])
+    except Exception as exc:  # noqa: BLE001
+        return [*checks, _failed(f"conversion cache {name}", exc, only)]
+    if bad:
+        checks.append(Check(f"conversion cache {name}", "fail",
+                            f"{len(bad)} unreadable entr{'y' if len(bad) == 1 else 'ies'}: "
+                            + ", ".join(p.name for p in bad[:3]),
+                            repair_hint(name) + " (it drops them; an ingest would re-make "
+                            "them from the files)"))
+    return checks
+
+
 def _projects(settings: Settings, only: str | None) -> list[Check]:
-    from .index import KEYWORD_FIELDS, make_store
+    from .index import make_store
     from .service import CiteLoom
 
     checks: list[Check] = []
     app = CiteLoom(settings)
     try:
-        names = [only] if only else [p["project"] for p in app.list_projects()]
+        try:
+            names = [only] if only else [p["project"] for p in app.list_projects()]
+        except Exception as exc:  # noqa: BLE001
+            return [_failed("projects", exc, only)]
         for name in names:
-            project = settings.project(name, create=True)
-            try:
-                index = app.index(name)
-                lock = index.lock()
-            except CiteLoomError as exc:
-                checks.append(Check(f"index {name}", "fail" if only else "skip", exc.message,
-                                    exc.hint))
-                continue
-            checks.append(Check(f"index {name}", "pass",
-                                f"{project.backend}, {index.count()} chunks, generation "
-                                f"{index.generation}"))
-            wanted = app.model_lock(project)
-            if lock != wanted:
-                checks.append(Check(
-                    f"model lock {name}", "fail",
-                    f"index: {lock.describe() if lock else 'none'}; config: {wanted.describe()}",
-                    f"run `citeloom reindex --project {name}`, or restore the settings"))
-            else:
-                checks.append(Check(f"model lock {name}", "pass", lock.describe()))
-            have = index.payload_indexes()
-            missing = [f for f in KEYWORD_FIELDS if f not in have]
-            if not have:  # qdrant-client's local mode keeps none
-                checks.append(Check(f"payload indexes {name}", "skip",
-                                    "this backend reports no payload indexes"))
-            elif missing:
-                checks.append(Check(f"payload indexes {name}", "fail",
-                                    f"missing: {', '.join(missing)}",
-                                    f"run `citeloom reindex --project {name}`"))
-            else:
-                checks.append(Check(f"payload indexes {name}", "pass",
-                                    f"{len(have)} fields indexed"))
+            checks += _index_checks(app, settings, name, only)
+            checks += _catalog_checks(app, settings, name, only)
         if settings.qdrant_url and not settings.qdrant_url.startswith("file://"):
             try:
                 key = settings.qdrant_api_key
@@ -155,7 +211,8 @@ def _projects(settings: Settings, only: str | None) -> list[Check]:
             except CiteLoomError as exc:
                 checks.append(Check("qdrant server", "fail", exc.message, exc.hint))
     finally:
-        app.close()
+        with contextlib.suppress(Exception):  # closing a damaged index must not crash it
+            app.close()
     return checks
 
 
@@ -182,12 +239,26 @@ def _zotero(settings: Settings) -> list[Check]:
     return checks
 
 
+def _disk(settings: Settings) -> Check:
+    """Room to ingest: below the margin an ingest stops with DISK_FULL (queries work)."""
+    from . import space
+
+    where, free = space.existing(settings.data_dir), space.free_bytes(settings.data_dir)
+    if free < space.WRITE_MARGIN:
+        return Check("disk space", "fail", f"{where}: {space.human(free)} free; an ingest "
+                     f"keeps {space.human(space.WRITE_MARGIN)} free and stops with DISK_FULL "
+                     "below that (queries keep working)",
+                     "free space on that filesystem, or move the data dir (CITELOOM_DATA_DIR)")
+    return Check("disk space", "pass", f"{where}: {space.human(free)} free")
+
+
 def run_checks(settings: Settings, project: str | None = None) -> list[Check]:
     where = settings.config_path or "defaults (no citeloom.toml found)"
-    checks = [Check("config", "pass", f"{where}; data in {settings.data_dir}")]
+    checks = [Check("config", "pass", f"{where}; data in {settings.data_dir}"),
+              _disk(settings)]
     checks += _models(settings)
     checks.append(_tesseract(settings))
-    if all(c.status != "fail" for c in checks):
+    if all(c.status != "fail" for c in checks if c.name != "disk space"):
         checks += _projects(settings, project)
     checks += _zotero(settings)
     return checks

@@ -206,6 +206,9 @@ class RemoteCiteLoom:
     def optimize(self, project_name: str | None) -> float:
         return self._call("optimize", project=self._name(project_name))
 
+    def repair(self, project_name: str | None) -> dict[str, Any]:
+        return self._call("repair", project=self._name(project_name))
+
     def _name(self, project_name: str | None) -> str:
         return self.settings.project(project_name, create=True).name
 

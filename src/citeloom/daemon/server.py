@@ -5,7 +5,7 @@ wait for jobs), the folder and Zotero watchers, and an idle timer.
     GET  /health                      pid, data dir, version
     POST /call/<operation>            query, similar, query_many, similar_many,
                                       list_projects, inspect, cite, list_annotations,
-                                      check_writable, optimize, snapshot, restore
+                                      check_writable, optimize, snapshot, restore, repair
                                       (JSON arguments)
     POST /jobs                        start an ingest, Zotero or reindex job
     GET  /jobs[?project=]             the jobs
@@ -32,7 +32,7 @@ from typing import Any
 
 from .. import __version__
 from ..config import Settings
-from ..errors import CiteLoomError, InvalidInput, as_error
+from ..errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
 from ..index import SearchFilter
 from ..payload import hit_json
 from . import DaemonPaths, daemon_paths
@@ -75,6 +75,7 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "snapshot": lambda a: app.snapshot(a["project"], Path(a["out"])),
         "restore": lambda a: app.restore(Path(a["archive"]), a["project"],
                                          force=a.get("force", False)),
+        "repair": lambda a: app.repair(a["project"]),
     }
 
 
@@ -95,6 +96,9 @@ class Daemon:
             {**p, "jobs": self._active(p["project"])} for p in self.app.list_projects()]
         self.ops["inspect"] = lambda a: {**self.app.inspect(a["project"], a.get("sample", 3)),
                                          "jobs": self._active(a["project"])}
+        self.ops["repair"] = lambda a: _raise(IndexUnavailable(
+            f"a job is writing to project {a['project']!r}", "repair it once the job is "
+            "done")) if self._active(a["project"]) else self.app.repair(a["project"])
         self.last_call = time.monotonic()
         self.started = time.time()
         self.server: Any = None

@@ -15,13 +15,20 @@ handle first takes ``<index_dir>/<project>/.lock`` with ``flock`` and only then 
 The lock is per process and project, shared by that process's handles of any generation
 (a reindex holds the old one and builds the new one); within the process each generation
 has at most one open handle. See docs/DECISIONS.md, "Index".
+
+Faults (docs/RELIABILITY.md): a CURRENT that names no generation, an unreadable model lock
+and a shard that does not load (or fails when read) raise ``INDEX_DAMAGED`` with the way
+back (``citeloom repair``), whatever Edge raised (a Rust panic included). When the
+filesystem is too full to open a shard in place, it is opened from a sparse copy in the
+temp dir, read-only (``space.scratch_copy``): queries keep answering; writes raise
+``DISK_FULL`` until there is room again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import itertools
-import json
 import logging
 import os
 import shutil
@@ -33,8 +40,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .. import space
 from ..embed import Sparse
-from ..errors import IndexUnavailable, InvalidInput, InvalidProject, SnapshotInvalid
+from ..errors import (
+    DiskFull,
+    IndexDamaged,
+    IndexUnavailable,
+    InvalidInput,
+    InvalidProject,
+    SnapshotInvalid,
+    as_error,
+    out_of_space,
+)
 from .base import (
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -54,6 +71,7 @@ from .base import (
     copy_sparse,
     scroll_filter,
 )
+from .edgefaults import damaged, edge_errors, read_current, read_model_lock
 
 _log = logging.getLogger(__name__)
 
@@ -145,8 +163,10 @@ def _try_flock(path: Path) -> int | None:
         except FileNotFoundError:
             same = False
         if same:
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())  # who holds it, for the error message
+            pid = f"{os.getpid()}\n".encode()  # who holds it, for the error message only:
+            with contextlib.suppress(OSError):  # a full disk may refuse it
+                os.pwrite(fd, pid, 0)
+                os.ftruncate(fd, len(pid))
             return fd
         os.close(fd)
 
@@ -259,17 +279,17 @@ class EdgeIndex(Index):
         self.shard_dir = root / "shard"
         self.wait_s = wait_s  # how long to wait for another process to let go of the shard
         self._shard: Any = None
+        self._scratch: Path | None = None  # a read-only copy, opened on a full disk
         self._loading = threading.Lock()  # one EdgeShard.load at a time, even across threads
         # Held from the first use (or creation) of the shard until close().
         self._lease = _Lease(root.parent, project, generation, wait_s)
 
     def lock(self) -> ModelLock | None:
-        path = self.root / LOCK_FILE
-        if not path.is_file():
-            return None
-        data = json.loads(path.read_text())
-        data.pop("params", None)
-        return ModelLock(**data)
+        return read_model_lock(self.root / LOCK_FILE, self.project)
+
+    def _edge(self) -> contextlib.AbstractContextManager[None]:
+        """Edge's errors as CiteLoom's (INDEX_DAMAGED, DISK_FULL): see edgefaults.py."""
+        return edge_errors(self.project, self.generation, self.shard_dir)
 
     def _open(self) -> Any:
         shard = self._shard
@@ -296,23 +316,55 @@ class EdgeIndex(Index):
                 f"generation {self.generation} of project {self.project!r} was replaced "
                 "by a reindex in another process", "retry: the new one opens then")
         try:
+            path = self.shard_dir
+            if space.free_bytes(self.root) < space.read_need(self.root):
+                # Loading writes a little in place (journals): on a full disk, that is
+                # SIGBUS. Read from a copy on another filesystem instead.
+                path = self._scratch = space.scratch_copy(self.shard_dir,
+                                                          f"citeloom-{self.project}-")
+                _log.warning("the filesystem of %s is full: project %r is read from a "
+                             "copy in %s; writes wait for free space", self.root,
+                             self.project, path)
             while self._shard is None:
                 try:
-                    self._shard = EdgeShard.load(str(self.shard_dir))
-                except Exception as exc:  # the Rust side raises plain exceptions
+                    self._shard = EdgeShard.load(str(path))
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except BaseException as exc:  # the Rust side raises plain exceptions, panics
                     # Only a process that does not take the lock file gets here while the
                     # shard is open elsewhere (an older CiteLoom, a script using Edge).
-                    if "WouldBlock" not in str(exc):
-                        raise IndexUnavailable(
-                            f"cannot open the index of project {self.project!r}: {exc}",
-                            "the shard does not load although no CiteLoom process holds "
-                            "its lock: it may be damaged; `citeloom reindex --project "
-                            f"{self.project}` rebuilds it from the cached conversions"
-                        ) from None
-                    self._lease.wait(deadline, str(exc))
+                    if "WouldBlock" in str(exc):
+                        self._lease.wait(deadline, str(exc))
+                        continue
+                    if out_of_space(exc):
+                        raise as_error(exc, self.shard_dir) from None
+                    # Nobody else holds it, and it does not load: its files are damaged.
+                    raise damaged(self.project, self.generation, self.shard_dir,
+                                  exc) from None
         except BaseException:
+            self._drop_scratch()
             self._lease.release()
             raise
+
+    def _drop_scratch(self) -> None:
+        scratch, self._scratch = self._scratch, None
+        if scratch is not None:
+            shutil.rmtree(scratch.parent, ignore_errors=True)
+
+    def _writable(self) -> Any:
+        """The shard, to write to: never a read-only copy. One opened from a copy (the disk
+        was full) is reopened in place once there is room, else DISK_FULL."""
+        shard = self._open()
+        if self._scratch is None:
+            return shard
+        with self._loading:
+            if self._scratch is not None:
+                if space.free_bytes(self.root) < space.read_need(self.root):
+                    raise DiskFull(f"{self.root}: the filesystem is full; project "
+                                   f"{self.project!r} is open read-only")
+                self._close_shard()
+                self._load()
+            return self._shard
 
     def ensure(self, lock: ModelLock, params: IndexParams | None = None) -> None:
         import qdrant_edge as q
@@ -334,28 +386,36 @@ class EdgeIndex(Index):
             hnsw_config=q.HnswIndexConfig(m=params.hnsw_m, ef_construct=params.hnsw_ef_construct,
                                           full_scan_threshold=10_000),
         )
+        space.require(self.root, space.BYTES_PER_CHUNK, f"a new index for {self.project!r}")
         if self.shard_dir.exists():  # created before, but the lock was never written
             shutil.rmtree(self.shard_dir)
-        self._shard = q.EdgeShard.create(str(self.shard_dir), config)
         schema = ([(n, q.PayloadSchemaType.Keyword) for n in KEYWORD_FIELDS]
                   + [(n, q.PayloadSchemaType.Integer) for n in INTEGER_FIELDS]
                   + [(n, q.PayloadSchemaType.Text) for n in TEXT_FIELDS])
-        for name, kind in schema:
-            self._shard.update(q.UpdateOperation.create_field_index(name, kind))
-        self._shard.flush()
+        with self._edge():
+            self._shard = q.EdgeShard.create(str(self.shard_dir), config)
+            for name, kind in schema:
+                self._shard.update(q.UpdateOperation.create_field_index(name, kind))
+            self._shard.flush()
         # Written last: a generation without a lock was never written to, and is rebuilt.
         atomic_json(self.root / LOCK_FILE, {**lock.to_dict(), "params": params.__dict__})
 
     def optimize(self) -> None:
-        self._open().optimize()
+        shard = self._writable()
+        with self._edge():
+            shard.optimize()
 
     def _close_shard(self) -> None:
         shard, self._shard = self._shard, None
-        if shard is not None:
-            try:
-                shard.flush()
-            finally:
-                shard.close()
+        try:
+            if shard is not None:
+                with self._edge():
+                    try:
+                        shard.flush()
+                    finally:
+                        shard.close()
+        finally:
+            self._drop_scratch()
 
     def close(self) -> None:
         """Flush and close the shard, then let go of the lock (the last handle of the
@@ -368,21 +428,23 @@ class EdgeIndex(Index):
     def upsert(self, points: list[PointData]) -> None:
         import qdrant_edge as q
 
-        shard = self._open()
+        shard = self._writable()
         batch = [q.Point(p.id, {"dense": p.dense,
                                 "sparse": q.SparseVector(p.sparse.indices, p.sparse.values)},
                          p.payload) for p in points]
-        # One operation: the WAL applies it whole or, after a crash, not at all.
-        shard.update(q.UpdateOperation.upsert_points(batch))
-        shard.flush()
+        with self._edge():
+            # One operation: the WAL applies it whole or, after a crash, not at all.
+            shard.update(q.UpdateOperation.upsert_points(batch))
+            shard.flush()
 
     def delete_doc(self, doc_id: str) -> None:
         import qdrant_edge as q
 
-        shard = self._open()
-        shard.update(q.UpdateOperation.delete_points_by_filter(
-            build_filter(SearchFilter(doc_ids=[doc_id]), _dialect())))
-        shard.flush()
+        shard = self._writable()
+        with self._edge():
+            shard.update(q.UpdateOperation.delete_points_by_filter(
+                build_filter(SearchFilter(doc_ids=[doc_id]), _dialect())))
+            shard.flush()
 
     def delete_ids(self, ids: list[str]) -> None:
         import qdrant_edge as q
@@ -396,7 +458,9 @@ class EdgeIndex(Index):
         import qdrant_edge as q
 
         flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
-        return self._open().count(q.CountRequest(filter=flt, exact=True))
+        shard = self._open()
+        with self._edge():
+            return shard.count(q.CountRequest(filter=flt, exact=True))
 
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
                limit: int, flt: SearchFilter | None = None, fusion: Fusion = "rrf",
@@ -418,17 +482,20 @@ class EdgeIndex(Index):
                 limit=limit, query=fuse, filter=f, with_payload=True,
                 prefetches=[q.Prefetch(limit=depth, query=dense_q, filter=f),
                             q.Prefetch(limit=depth, query=sparse_q, filter=f)])
-        return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
-                for p in self._open().query(req)]
+        shard = self._open()
+        with self._edge():
+            return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
+                    for p in shard.query(req)]
 
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:
         import qdrant_edge as q
 
         shard = self._open()
-        vecs = {str(r.id): r.vector["dense"]
-                for r in shard.retrieve(positive + negative, with_payload=False,
-                                        with_vector=["dense"])}
+        with self._edge():
+            vecs = {str(r.id): r.vector["dense"]
+                    for r in shard.retrieve(positive + negative, with_payload=False,
+                                            with_vector=["dense"])}
         missing = [i for i in positive + negative if i not in vecs]
         if missing:
             raise InvalidInput(f"unknown chunk id(s): {', '.join(missing)}",
@@ -439,7 +506,9 @@ class EdgeIndex(Index):
                               negatives=[vecs[i] for i in negative])
         req = q.QueryRequest(limit=limit, query=q.Query.RecommendBestScore(rq, using="dense"),
                              filter=build_filter(flt, _dialect()), with_payload=True)
-        return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in shard.query(req)]
+        with self._edge():
+            return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
+                    for p in shard.query(req)]
 
     def dense_vectors(self, ids: list[str]) -> dict[str, list[float]]:
         return {str(r.id): list(r.vector["dense"])
@@ -463,19 +532,25 @@ class EdgeIndex(Index):
         f = build_filter(scroll_filter(doc_id, flt), _dialect())
         offset = None
         while True:
-            records, offset = self._open().scroll(q.ScrollRequest(
-                offset=offset, limit=batch, filter=f,
-                with_payload=fields if fields is not None else True, with_vector=False))
+            shard = self._open()
+            with self._edge():
+                records, offset = shard.scroll(q.ScrollRequest(
+                    offset=offset, limit=batch, filter=f,
+                    with_payload=fields if fields is not None else True, with_vector=False))
             yield from (Hit(str(r.id), 0.0, dict(r.payload or {})) for r in records)
             if offset is None:
                 return
 
     def retrieve(self, ids: list[str]) -> list[Hit]:
-        return [Hit(str(r.id), 0.0, dict(r.payload or {}))
-                for r in self._open().retrieve(ids, with_payload=True, with_vector=False)]
+        shard = self._open()
+        with self._edge():
+            return [Hit(str(r.id), 0.0, dict(r.payload or {}))
+                    for r in shard.retrieve(ids, with_payload=True, with_vector=False)]
 
     def payload_indexes(self) -> dict[str, str]:
-        schema = self._open().info().payload_schema
+        shard = self._open()
+        with self._edge():
+            schema = shard.info().payload_schema
         return {k: str(v.data_type).rsplit(".", 1)[-1].lower() for k, v in schema.items()}
 
 
@@ -501,8 +576,21 @@ class EdgeStore(Store):
         return sorted(p.name for p in self.index_dir.iterdir() if (p / CURRENT).is_file())
 
     def current_generation(self, project: str) -> str | None:
-        path = self.index_dir / project / CURRENT
-        return path.read_text().strip() if path.is_file() else None
+        """The generation CURRENT names; INDEX_DAMAGED when it names none that exists."""
+        return read_current(self.index_dir / project / CURRENT, project)
+
+    def generations(self, project: str) -> list[str]:
+        """The generation folders of a project on disk, oldest first."""
+        root = self.index_dir / project
+        return sorted(p.name for p in root.glob("g[0-9][0-9][0-9][0-9]") if p.is_dir())
+
+    def point_current(self, project: str, generation: str | None) -> None:
+        """Make CURRENT name ``generation`` (repair: CURRENT was damaged), or remove it."""
+        root = self.index_dir / project
+        if generation is None:
+            (root / CURRENT).unlink(missing_ok=True)
+        else:
+            _write_current(root, generation)
 
     def open(self, project: str, *, create: bool = False) -> Index:
         gen = self.current_generation(project)
@@ -542,7 +630,10 @@ class EdgeStore(Store):
 
     def promote(self, project: str, index: Index) -> None:
         root = self.index_dir / project
-        old = self.current_generation(project)
+        try:
+            old = self.current_generation(project)
+        except IndexDamaged:
+            old = None  # a repair replaces a generation that CURRENT no longer names
         _write_current(root, index.generation)
         if old and old != index.generation:
             stale = self._open.pop((project, old), None)
@@ -554,8 +645,9 @@ class EdgeStore(Store):
         assert isinstance(index, EdgeIndex)
         try:
             index._close_shard()
-            if index.generation == self.current_generation(project):
-                return
+            with contextlib.suppress(IndexDamaged):
+                if index.generation == self.current_generation(project):
+                    return
             try:  # normally held since new_generation(); removed only while it is
                 index._lease.acquire(deadline=time.monotonic())
             except IndexUnavailable:

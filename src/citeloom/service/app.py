@@ -8,6 +8,7 @@ never loads Docling.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import os
@@ -16,9 +17,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import space
 from ..catalog import Catalog
 from ..config import ProjectConfig, Settings
-from ..errors import CiteLoomError, ConfigError
+from ..errors import CiteLoomError, ConfigError, as_error
 from ..index import (
     BACKENDS,
     Fusion,
@@ -227,8 +229,28 @@ class CiteLoom:
 
     def catalog(self, name: str) -> Catalog:
         if name not in self._catalogs:
-            self._catalogs[name] = Catalog(self.settings.index_dir / name / "catalog.sqlite")
+            self._catalogs[name] = Catalog(self.settings.index_dir / name / "catalog.sqlite",
+                                           name)
         return self._catalogs[name]
+
+    def forget(self, name: str) -> None:
+        """Close this process's handles on a project (index, catalog); the next use
+        reopens them (``repair`` replaces files under them)."""
+        with self._swap:
+            idx = self._indexes.pop(name, None)
+            if idx is not None:  # a damaged shard's close may fail: its lock goes anyway
+                with contextlib.suppress(CiteLoomError):
+                    idx.close()
+            cat = self._catalogs.pop(name, None)
+            if cat is not None:
+                cat.close()
+
+    def repair(self, project_name: str | None) -> dict[str, Any]:
+        """Put a damaged project back together from what is intact (``repair.py``); what
+        was found, done and left, as a dict."""
+        from .repair import repair
+
+        return repair(self, project_name).to_dict()
 
     def close(self) -> None:
         with self._swap:
@@ -274,10 +296,15 @@ class CiteLoom:
                 cached.unlink(missing_ok=True)  # a damaged cache entry is just re-made
         # In a worker process, with a deadline.
         data = self.worker(project, ocr_languages).convert(path)
-        cached.parent.mkdir(parents=True, exist_ok=True)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, cached)
+        try:
+            space.require(cached.parent, len(data), f"caching the conversion of {path.name}")
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(data)
+            os.replace(tmp, cached)
+        except OSError as exc:  # ENOSPC: DISK_FULL, which stops the run
+            tmp.unlink(missing_ok=True)
+            raise as_error(exc, cached.parent) from None
         return DoclingDocument.model_validate_json(gzip.decompress(data))
 
     def check_writable(self, project_name: str) -> None:

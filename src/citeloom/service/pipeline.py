@@ -7,17 +7,31 @@
 Writes keep the catalog's promise: a document's row is written only after all of its
 points are in the index, and a changed file's new points go in before its old ones go out,
 so a killed ingest leaves whole documents and is safe to re-run.
+
+Free space is checked before each document is converted (an estimate from its pages) and
+before its points are written (from its chunks): short of it, the run stops with
+``DISK_FULL`` — the documents written so far are whole, the audit log says what was done
+(``space.py``). A damaged index stops the run too (``INDEX_DAMAGED``).
+
+A run marks the project (``INGESTING`` beside the catalog) until it ends; a run that finds
+the mark left by a killed one sweeps, once its own writes are done: points no catalog row
+vouches for (written just before the kill, or a replaced version whose delete was cut
+short) go, and so do rows whose points are not all there.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..catalog import Catalog, DocRecord
-from ..errors import CiteLoomError, SourceNotFound, as_error
+from .. import space
+from ..catalog import Catalog, DocRecord, catalogued
+from ..errors import CiteLoomError, DiskFull, IndexDamaged, SourceNotFound, as_error
 from ..index import Index, PointData
 from ..models import sha256_file
 from ..payload import chunk_id, chunk_payload
@@ -29,6 +43,8 @@ if TYPE_CHECKING:
     from ..config import ProjectConfig
 
 ProgressFn = Callable[[str, FileResult | None], None]
+MARK = "INGESTING"  # beside the catalog while a run writes; left behind by a killed one
+_log = logging.getLogger(__name__)
 
 
 class Pipeline:
@@ -57,25 +73,99 @@ class Pipeline:
         total = source.plan(ctx)
         if progress:
             progress(f"start:{total}", None)
-        for out in self.executor.run(self._jobs(source, ctx), self.project):
-            if isinstance(out, FileResult):
-                self._emit(out)
-            else:
-                self._write(*out)
-        self._flush()
+        killed_before = self._mark()
+        try:
+            for out in self.executor.run(self._jobs(source, ctx), self.project):
+                if isinstance(out, FileResult):
+                    self._emit(out)
+                else:
+                    self._write(*out)
+            self._flush()
+        except (DiskFull, IndexDamaged) as exc:  # no point going on: say so, with the log
+            raise self._stopped(exc, started, started_by) from None
         with self.app._swap:
+            if killed_before:
+                self._sweep()
             finished = list(source.finish(ctx))
         for res in finished:
             self._emit(res)
         if any(f.chunks for f in report.files if f.status in ("indexed", "replaced")):
             if optimize or source.always_optimize:
                 with self.app._swap:  # a write step too (it rewrites segments)
-                    self.index.optimize()
+                    self._optimize()
             else:  # the MCP server optimizes once the project is idle
                 self.app._unoptimized.add(self.index.project)
         report.seconds = time.perf_counter() - started
-        write_audit(self.app.settings.data_dir, report, started_by)
+        self._audit(started_by)
+        if self.catalog_writes:
+            self.catalog.path.with_name(MARK).unlink(missing_ok=True)
         return report
+
+    def _mark(self) -> bool:
+        """Mark the project as being written; True when a killed run left its mark."""
+        if not self.catalog_writes:
+            return False  # a reindex writes a generation nobody reads until it is whole
+        mark = self.catalog.path.with_name(MARK)
+        found = mark.exists()
+        with contextlib.suppress(OSError):  # a full disk: the checks before writes say so
+            mark.write_text(f"{time.time()}\n")
+        return found
+
+    def _sweep(self) -> None:
+        """After a killed run: drop the points no catalog row vouches for and the rows whose
+        points are not all in the index, so that every document is whole or absent."""
+        counts: Counter[str] = Counter()
+        hashes: dict[str, str | None] = {}
+        for hit in self.index.scroll(fields=["doc_id", "content_hash"]):
+            doc_id = hit.payload.get("doc_id")
+            if doc_id:
+                counts[doc_id] += 1
+                hashes[doc_id] = hit.payload.get("content_hash")
+        rows = {r.doc_id: r for r in self.catalog.all()}
+        for doc_id, n in counts.items():
+            row = rows.get(doc_id)
+            if (row is None and catalogued(doc_id, hashes[doc_id])) or (
+                    row is not None and row.chunks != n):
+                self.index.delete_doc(doc_id)
+                _log.info("swept %d points of %s left by a killed run", n, doc_id)
+        for doc_id, row in rows.items():
+            if counts.get(doc_id, 0) != row.chunks:
+                self.catalog.delete(doc_id)
+                _log.info("swept the catalog row of %s: its points are not all there",
+                          row.source_path)
+
+    def _audit(self, started_by: str) -> None:
+        try:
+            write_audit(self.app.settings.data_dir, self._report, started_by)
+        except OSError as exc:  # the run's work is done; a log that cannot be written
+            self._report.warnings.append(as_error(exc).to_dict())  # (a full disk) is noted
+
+    def _stopped(self, exc: CiteLoomError, started: float, started_by: str
+                 ) -> CiteLoomError:
+        """The error that stopped the run, telling what was done before it."""
+        self._pending = []  # not written: redone by the next run
+        report = self._report
+        report.seconds = time.perf_counter() - started
+        report.warnings.append(exc.to_dict())
+        self._audit(started_by)
+        done = report.count("indexed") + report.count("replaced")
+        log = f"; audit log: {report.audit_log}" if report.audit_log else ""
+        return type(exc)(f"{exc.message} — stopped there: {done} document(s) of this run "
+                         f"indexed whole before it, nothing half-written{log}", exc.hint)
+
+    def _optimize(self) -> None:
+        """Optimize, when there is room: it rewrites segments, so it may need as much space
+        again as the index holds. Without the room it is left for later, with a warning."""
+        folder = self.app.settings.index_dir / self.project.name
+        need = space.allocated_bytes(folder) if folder.is_dir() else 0
+        try:
+            space.require(folder, need, f"optimizing project {self.project.name!r}")
+        except DiskFull as exc:
+            exc.hint = (f"the index is complete; run `citeloom optimize -p "
+                        f"{self.project.name}` once there is room")
+            self._report.warnings.append(exc.to_dict())
+            return
+        self.index.optimize()
 
     def commit_records(self, replacing: list[DocRecord]) -> None:
         """After a ``catalog_writes=False`` run was promoted: its rows replace ``replacing``
@@ -99,13 +189,31 @@ class Pipeline:
                 yield unit
                 continue
             try:
-                yield self._plan(unit)
+                job = self._plan(unit)
             except CiteLoomError as exc:
                 yield FileResult(unit.label, "failed", error=exc.to_dict(), note=unit.note)
             except OSError as exc:  # vanished or unreadable since it was listed
                 err = SourceNotFound(f"{unit.label}: {exc.strerror or exc}",
                                      "check the file, then ingest again")
                 yield FileResult(unit.label, "failed", error=err.to_dict(), note=unit.note)
+                continue
+            if isinstance(job, Job):
+                self._check_space(job)  # DISK_FULL here stops the run, before converting
+            yield job
+
+    def _check_space(self, job: Job) -> None:
+        """Room for this document's cache entry and chunks (estimated from its pages, or
+        its text), plus the margin; raise DISK_FULL before anything of it is written."""
+        unit = job.unit
+        if unit.path is not None:
+            pages = space.pdf_pages(unit.path)
+            cached = self.app._cache_path(job.content_hash, self.project).is_file()
+            need = space.document_need(pages=pages, cached=cached)
+            what = f"indexing {unit.path.name} ({pages} page(s))"
+        else:
+            need = space.document_need(chunks=max(1, len(unit.text or "") // 800))
+            what = f"indexing {unit.label}"
+        space.require(self.app.settings.index_dir, need, what)
 
     def _plan(self, unit: Unit) -> Job | FileResult:
         """A job for the unit, or a ``skipped`` result when the index has it unchanged:
@@ -145,12 +253,16 @@ class Pipeline:
     def _write(self, job: Job, outcome: Prepared | CiteLoomError) -> None:
         unit = job.unit
         result = FileResult(unit.label, "failed", doc_id=job.doc_id, note=unit.note)
+        if isinstance(outcome, DiskFull | IndexDamaged):
+            raise outcome  # (the cache write found the disk full): stop the run
         if isinstance(outcome, CiteLoomError):
             result.error = outcome.to_dict()
             result.seconds = round(time.perf_counter() - job.started, 3)
             self._emit(result)
             return
         meta = self._source.metadata(unit, outcome.first_pages, result)
+        if unit.zotero_version is not None:  # in the payload too, for `citeloom repair`
+            meta = {**(meta or {}), "zotero_version": unit.zotero_version}
         title = (meta or {}).get("title") or outcome.title
         n, model = len(outcome.chunks), self.project.dense_model
         points = [
@@ -175,13 +287,22 @@ class Pipeline:
     def _flush(self) -> None:
         """Write the pending documents' points in one upsert, then their catalog rows, then
         drop what they replace: one step under the service's ``_swap`` lock, so a snapshot
-        (which holds it too) sees the index and the catalog both before or both after."""
-        pending, self._pending = self._pending, []
+        (which holds it too) sees the index and the catalog both before or both after. The
+        free space the points need is checked first (an index write that runs out of room
+        cannot be caught: the OS answers a memory-mapped write with SIGBUS)."""
+        pending = self._pending
         if not pending:
             return
+        points = [p for _, _, pts, _ in pending for p in pts]
+        space.require(self.app.settings.index_dir, len(points) * space.BYTES_PER_CHUNK,
+                      f"writing {len(points)} chunks of {Path(pending[0][0].unit.label).name}"
+                      + (f" and {len(pending) - 1} more" if len(pending) > 1 else ""))
+        self._pending = []
         with self.app._swap:
             try:
-                self.index.upsert([p for _, _, points, _ in pending for p in points])
+                self.index.upsert(points)
+            except (DiskFull, IndexDamaged):
+                raise
             except Exception as exc:  # noqa: BLE001 - reported per document; nothing half-written
                 err = as_error(exc).to_dict()
                 for _, result, _, _ in pending:
