@@ -16,7 +16,8 @@ Then one run is let finish, a clean run ingests the same folder into project ``r
 ``compare`` checks: the same chunk ids, no chunk twice, no point without a catalog row
 (orphan), every catalog row's chunk count equal to the index's count for its document.
 It also measures what the free-space check assumes (``citeloom/space.py``): shard +
-catalog bytes on disk per chunk, and conversion cache bytes per page.
+catalog bytes on disk per chunk, and conversion cache bytes per page, on ``ref`` and on
+the whole pool ingested into one project (from the cache), and the bytes each chunk adds.
 
 ``tests/test_kill_loop.py`` runs the same loop with 10 kills. This script writes
 benchmarks/results/faults.json.
@@ -270,7 +271,19 @@ def main() -> None:
     try:
         result = kill_loop(work, models, pool, kills=args.kills, seed=args.seed,
                            max_delay_s=args.max_delay_s, log=print)
-        space = measure_space(work / "data", "ref")
+        space = {"ref": measure_space(work / "data", "ref")}
+        # The whole pool in one project (from the cache): the figures space.py assumes.
+        every = work / "all"
+        every.mkdir()
+        for pdf in pool:
+            shutil.copy(pdf, every / pdf.name)
+        subprocess.run(ingest_cmd(every, "all"), env=cli_env(work / "data", models),
+                       cwd=work, capture_output=True, check=True, timeout=3600)
+        space["all"] = big = measure_space(work / "data", "all")
+        small = space["ref"]
+        if big["chunks"] > small["chunks"]:
+            space["bytes_per_added_chunk"] = round(
+                (big["shard_bytes"] - small["shard_bytes"]) / (big["chunks"] - small["chunks"]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     runs = result.pop("runs")

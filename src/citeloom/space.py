@@ -95,12 +95,14 @@ def pdf_pages(path: Path) -> int:
     if path.suffix.lower() == ".pdf":
         try:
             import pypdfium2 as pdfium
+            from docling.utils.locks import pypdfium2_lock  # PDFium is not thread-safe
 
-            doc = pdfium.PdfDocument(str(path))
-            try:
-                return len(doc)
-            finally:
-                doc.close()
+            with pypdfium2_lock:
+                doc = pdfium.PdfDocument(str(path))
+                try:
+                    return len(doc)
+                finally:
+                    doc.close()
         except Exception:  # noqa: BLE001 - encrypted or damaged: the conversion says so
             pass
     try:
