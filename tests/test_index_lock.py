@@ -24,7 +24,7 @@ import citeloom
 from citeloom.embed import SparseEmbedder
 from citeloom.errors import IndexUnavailable
 from citeloom.index import EdgeStore, ModelLock, PointData
-from citeloom.index import edge as edge_module
+from citeloom.index import proclock as edge_module
 
 LOCK = ModelLock("test/dense", 384, "Qdrant/bm25", 256)
 SRC = Path(citeloom.__file__).resolve().parents[1]  # the citeloom under test, for children
