@@ -79,3 +79,14 @@ def test_cli_per_file_errors_are_declared_codes(cli_env: Path,
     codes = {f["error"]["code"] for f in report["files"]}
     assert codes == {"SOURCE_NOT_FOUND", "UNSUPPORTED_TYPE"} and codes <= set(CODES)
     assert all(f["error"]["hint"] for f in report["files"])
+
+
+def test_bare_call_shows_help_and_version_is_printed(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    from citeloom import __version__
+
+    assert main([]) == 0
+    assert "usage: citeloom" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"citeloom {__version__}"

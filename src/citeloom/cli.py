@@ -24,6 +24,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="citeloom",
         description="Ask questions of your research library; get citable passages back.",
     )
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"citeloom {__version__}")
     p.add_argument("--config", help="path to citeloom.toml (default: $CITELOOM_CONFIG, "
                    "./citeloom.toml, then the user config dir)")
     sub = p.add_subparsers(dest="command", required=True)
@@ -328,7 +331,7 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
             how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
             where = (f"{', '.join(result.projects)} (merged by {result.merge})" if across
                      else result.project)
-            header = (f"{where} · {how} · {len(hits)} hits · "
+            header = (f"{where} · {how} · {len(hits)} hit{'' if len(hits) == 1 else 's'} · "
                       f"{result.timings_ms['total']:.0f} ms")
             data = result.to_dict()
     if args.json:
@@ -566,7 +569,11 @@ def _cmd_repair(args: argparse.Namespace, settings: Any) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    if not (sys.argv[1:] if argv is None else argv):  # a bare `citeloom`: what it can do
+        parser.print_help()
+        return EXIT_OK
+    args = parser.parse_args(argv)
     try:
         from .config import load_settings
 
