@@ -38,6 +38,7 @@ from PIL import Image
 from pydantic import Field
 
 from citeloom.errors import OcrUnavailable
+from citeloom.proc import pid_alive
 from citeloom.rotation import RotatedPageBackend, rotate_bbox, rotate_rect
 
 _log = logging.getLogger(__name__)
@@ -114,16 +115,6 @@ _OCR_IMAGE_SUFFIX = ".pgm"
 OCR_TMP_ROOT = Path(tempfile.gettempdir()) / f"citeloom-ocr-{os.getuid()}"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def ocr_tmpdir() -> Path:
     """This process's folder for OCR images, created on first use; on creation,
     the folders left by dead processes are removed."""
@@ -131,7 +122,7 @@ def ocr_tmpdir() -> Path:
     if not mine.is_dir():
         mine.mkdir(parents=True, exist_ok=True)
         for other in OCR_TMP_ROOT.iterdir():
-            if other != mine and other.name.isdigit() and not _pid_alive(int(other.name)):
+            if other != mine and other.name.isdigit() and not pid_alive(int(other.name)):
                 shutil.rmtree(other, ignore_errors=True)
     return mine
 

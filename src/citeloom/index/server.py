@@ -168,13 +168,18 @@ class ServerIndex(Index):
 
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:
-        from qdrant_client import models as m
-
         found = {str(r.id) for r in self.client.retrieve(self.collection, positive + negative)}
         missing = [i for i in positive + negative if i not in found]
         if missing:
             raise InvalidInput(f"unknown chunk id(s): {', '.join(missing)}",
                                  "take chunk ids from a query answer")
+        return self._recommend(positive, negative, limit, flt)
+
+    def _recommend(self, positive: list[Any], negative: list[Any], limit: int,
+                   flt: SearchFilter | None) -> list[Hit]:
+        """Qdrant's recommend (best score) from chunk ids or vectors."""
+        from qdrant_client import models as m
+
         res = self.client.query_points(
             self.collection, using="dense", limit=limit, with_payload=True,
             query=m.RecommendQuery(recommend=m.RecommendInput(
@@ -189,15 +194,7 @@ class ServerIndex(Index):
 
     def recommend_vectors(self, positive: list[list[float]], negative: list[list[float]],
                           limit: int, flt: SearchFilter | None = None) -> list[Hit]:
-        from qdrant_client import models as m
-
-        res = self.client.query_points(
-            self.collection, using="dense", limit=limit, with_payload=True,
-            query=m.RecommendQuery(recommend=m.RecommendInput(
-                positive=positive, negative=negative or None,
-                strategy=m.RecommendStrategy.BEST_SCORE)),
-            query_filter=build_filter(flt, _dialect()))
-        return [_hit(p) for p in res.points]
+        return self._recommend(positive, negative, limit, flt)
 
     def scroll(self, doc_id: str | None = None, batch: int = 1000,
                fields: list[str] | None = None, flt: SearchFilter | None = None

@@ -54,6 +54,7 @@ from ..errors import (
 )
 from ..index import ModelLock
 from ..index.base import data_end
+from ..proc import pid_alive
 
 FORMAT = "citeloom-snapshot/1"
 MANIFEST, MANIFEST_SUM, CATALOG, INDEX = ("manifest.json", "manifest.sha256",
@@ -124,19 +125,9 @@ def _staging(index_dir: Path, kind: str, name: str) -> Path:
     index_dir.mkdir(parents=True, exist_ok=True)
     for old in index_dir.iterdir():
         m = _STAGING.match(old.name)
-        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+        if m and int(m.group(1)) != os.getpid() and not pid_alive(int(m.group(1))):
             shutil.rmtree(old, ignore_errors=True)
     return Path(tempfile.mkdtemp(prefix=f".{kind}-{os.getpid()}-{name}-", dir=index_dir))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _describe(root: Path, path: Path) -> dict[str, Any]:
