@@ -116,6 +116,23 @@ class ZoteroSettings(BaseModel):
         return make_reader(**{**self.kwargs(), **overrides})
 
 
+class ClusterSettings(BaseModel):
+    """``[cluster]``: ingest on a Ray cluster (``docs/CLUSTER.md``). With ``address`` set,
+    every ingest runs there unless ``--workers`` or ``--ray`` says otherwise."""
+
+    model_config = {"extra": "forbid"}
+
+    # A Ray address: "local" (a Ray instance started for the ingest, sized to this
+    # machine), "auto" (the cluster this machine belongs to), "ray://head:10001" or
+    # "head:6379".
+    address: str | None = None
+    cpus_per_actor: int = Field(1, ge=1, le=64)  # each actor converts with this many threads
+    max_actors: int = Field(0, ge=0)  # 0: as many as the cluster's CPUs allow
+    # The memory Ray reserves per actor (its peak while converting, docs/BENCHMARKS.md),
+    # so that a node is never packed with more actors than it can hold.
+    actor_memory_mb: int = Field(1536, ge=256)
+
+
 class ProjectConfig(BaseModel):
     """One project: its sources, models and chunking. Models and chunking are locked
     into the index at its first write."""
@@ -164,6 +181,10 @@ class Settings(BaseModel):
     models_dir: Path
     default_project: str | None = None
     threads: int = Field(2, ge=1, le=64)
+    # Conversion worker processes of an ingest; None: the machine's rule
+    # (service.executor_pool.default_workers, docs/DECISIONS.md).
+    workers: int | None = Field(None, ge=1, le=256)
+    cluster: ClusterSettings = Field(default_factory=ClusterSettings)
     qdrant_url: str | None = None
     qdrant_api_key: SecretStr | None = None
     projects: dict[str, ProjectConfig] = Field(default_factory=dict)
@@ -270,11 +291,13 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
     qdrant = raw.get("qdrant", {})
     mcp = dict(raw.get("mcp", {}))
     daemon = raw.get("daemon", {})
-    unknown = set(raw) - {"paths", "defaults", "qdrant", "mcp", "daemon", "projects"}
+    cluster = raw.get("cluster", {})
+    unknown = set(raw) - {"paths", "defaults", "qdrant", "mcp", "daemon", "cluster",
+                          "projects"}
     if unknown:
         raise ConfigError(
             f"{path}: unknown section(s) {sorted(unknown)}",
-            "allowed sections: [paths], [defaults], [qdrant], [mcp], [daemon], "
+            "allowed sections: [paths], [defaults], [qdrant], [mcp], [daemon], [cluster], "
             "[projects.NAME]",
         )
 
@@ -302,6 +325,9 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
             models_dir=models_dir,
             default_project=env.get("CITELOOM_PROJECT") or defaults.get("project"),
             threads=int(env.get("CITELOOM_THREADS") or defaults.get("threads", 2)),
+            workers=None if defaults.get("workers", "auto") == "auto"
+            else defaults["workers"],
+            cluster=ClusterSettings(**cluster),
             qdrant_url=env.get("QDRANT_URL") or qdrant.get("url"),
             qdrant_api_key=env.get("QDRANT_API_KEY") or qdrant.get("api_key"),
             projects=projects,

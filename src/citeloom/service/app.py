@@ -283,28 +283,41 @@ class CiteLoom:
             key += "-pw" + hashlib.sha256(b"citeloom-pdf-password\0" + secret).hexdigest()[:16]
         return self.settings.data_dir / "cache" / "conversions" / f"{key}.json.gz"
 
-    def convert(self, path: Path, project: ProjectConfig, content_hash: str,
-                ocr_languages: list[str] | None = None) -> DoclingDocument:
-        """The converted document, from the cache when this content was converted before."""
-        from docling_core.types.doc import DoclingDocument
-
-        cached = self._cache_path(content_hash, project)
-        if cached.is_file():
-            try:
-                return DoclingDocument.model_validate_json(gzip.decompress(cached.read_bytes()))
-            except Exception:
-                cached.unlink(missing_ok=True)  # a damaged cache entry is just re-made
-        # In a worker process, with a deadline.
-        data = self.worker(project, ocr_languages).convert(path)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+    def cached_conversion(self, content_hash: str, project: ProjectConfig) -> bytes | None:
+        """The cached conversion of this content (gzipped DoclingDocument JSON), if any."""
         try:
-            space.require(cached.parent, len(data), f"caching the conversion of {path.name}")
+            return self._cache_path(content_hash, project).read_bytes()
+        except OSError:
+            return None
+
+    def store_conversion(self, content_hash: str, project: ProjectConfig, data: bytes,
+                         name: str) -> None:
+        """Keep a conversion in the cache (written beside, then renamed into place)."""
+        cached = self._cache_path(content_hash, project)
+        tmp = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            space.require(cached.parent, len(data), f"caching the conversion of {name}")
             cached.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_bytes(data)
             os.replace(tmp, cached)
         except OSError as exc:  # ENOSPC: DISK_FULL, which stops the run
             tmp.unlink(missing_ok=True)
             raise as_error(exc, cached.parent) from None
+
+    def convert(self, path: Path, project: ProjectConfig, content_hash: str,
+                ocr_languages: list[str] | None = None) -> DoclingDocument:
+        """The converted document, from the cache when this content was converted before."""
+        from docling_core.types.doc import DoclingDocument
+
+        data = self.cached_conversion(content_hash, project)
+        if data is not None:
+            try:
+                return DoclingDocument.model_validate_json(gzip.decompress(data))
+            except Exception:  # a damaged cache entry is just re-made
+                self._cache_path(content_hash, project).unlink(missing_ok=True)
+        # In a worker process, with a deadline.
+        data = self.worker(project, ocr_languages).convert(path)
+        self.store_conversion(content_hash, project, data, path.name)
         return DoclingDocument.model_validate_json(gzip.decompress(data))
 
     def check_writable(self, project_name: str) -> None:
@@ -319,37 +332,61 @@ class CiteLoom:
         index.check_lock(self.model_lock(project))
 
     # -- ingest: every source through the one pipeline -------------------------------------
-    def executor(self) -> Executor:
-        return InProcess(self)
+    def executor(self, workers: int | None = None, ray: str | None = None) -> Executor:
+        """Where convert, chunk and embed run: on Ray when ``ray`` (an address, or
+        ``local``) or ``[cluster] address`` says so (unless ``workers`` is given), else in
+        ``workers`` local processes (default ``[defaults] workers``, else the machine's
+        rule, ``executor_pool.default_workers``); one is this process with its worker."""
+        if ray is None and workers is None:
+            ray = self.settings.cluster.address
+        if ray:
+            from .executor_ray import RayExecutor
+
+            return RayExecutor(self, ray)
+        if workers is None:
+            workers = self.settings.workers
+        if workers is None:
+            from .executor_pool import default_workers
+
+            workers = default_workers()
+        if workers <= 1:
+            return InProcess(self)
+        from .executor_pool import Pool
+
+        return Pool(self, workers)
 
     def run(self, source: Source, project_name: str | None, *,
             progress: ProgressFn | None = None, optimize: bool = True,
-            started_by: str | None = None) -> IngestReport:
+            started_by: str | None = None, workers: int | None = None,
+            ray: str | None = None) -> IngestReport:
         """Ingest ``source`` into a project (created on first write). ``started_by`` names
-        the caller in the audit log (default: the service's)."""
+        the caller in the audit log (default: the service's); ``workers`` and ``ray``
+        choose the executor (:meth:`executor`)."""
         project = self.settings.project(project_name, create=True)
         with self.writer(project.name):
             index = self.index(project.name, create=True)
             index.ensure(self.model_lock(project), self.index_params(project))
             pipeline = Pipeline(self, project, index, self.catalog(project.name),
-                                self.executor())
+                                self.executor(workers, ray))
             return pipeline.run(source, progress=progress, optimize=optimize,
                                 started_by=started_by or self.started_by)
 
     def ingest(self, paths: list[Path], project_name: str | None,
                progress: ProgressFn | None = None, prune: bool = False,
-               optimize: bool = True, started_by: str | None = None) -> IngestReport:
+               optimize: bool = True, started_by: str | None = None,
+               workers: int | None = None, ray: str | None = None) -> IngestReport:
         """Files and folders. ``optimize=False`` leaves Edge's optimize() (which holds the
         GIL) to :meth:`release_idle`, for the MCP server's jobs."""
         return self.run(FileSource(paths, prune=prune, matcher_for=self.zotero_matcher),
                         project_name, progress=progress, optimize=optimize,
-                        started_by=started_by)
+                        started_by=started_by, workers=workers, ray=ray)
 
     def ingest_zotero(self, project_name: str | None, collection: str | None, *,
                       include_subcollections: bool = False, tags_include: list[str] | None = None,
                       tags_exclude: list[str] | None = None, annotations: bool = True,
                       progress: ProgressFn | None = None, optimize: bool = True,
-                      started_by: str | None = None) -> IngestReport:
+                      started_by: str | None = None, workers: int | None = None,
+                      ray: str | None = None) -> IngestReport:
         """The PDF attachments of a Zotero collection (name, path or key; None for the
         whole library), then (``annotations``) its items' annotations and notes, in one
         run: one report, and the annotations find their PDFs' sections in the index."""
@@ -365,7 +402,7 @@ class CiteLoom:
                 tags_include=tags_include, tags_exclude=tags_exclude,
                 items=lambda: pdfs.items))
         return self.run(source, project_name, progress=progress, optimize=optimize,
-                        started_by=started_by)
+                        started_by=started_by, workers=workers, ray=ray)
 
     def index_texts(self, project_name: str, docs: list[TextDoc],
                     progress: ProgressFn | None = None) -> IngestReport:
@@ -373,16 +410,17 @@ class CiteLoom:
         return self.run(TextSource(docs), project_name, progress=progress)
 
     def reindex(self, project_name: str | None, progress: ProgressFn | None = None,
-                started_by: str | None = None) -> IngestReport:
+                started_by: str | None = None, workers: int | None = None,
+                ray: str | None = None) -> IngestReport:
         """Rebuild a project's index with its configured models and chunking, from the
         cached conversions, in a new generation; swap it in when complete. Queries keep
         answering from the old generation until then."""
         project = self.settings.project(project_name, create=True)
         with self.writer(project.name):
-            return self._reindex(project, progress, started_by)
+            return self._reindex(project, progress, started_by, self.executor(workers, ray))
 
     def _reindex(self, project: ProjectConfig, progress: ProgressFn | None,
-                 started_by: str | None) -> IngestReport:
+                 started_by: str | None, executor: Executor) -> IngestReport:
         store = self.store(project)
         old = self.index(project.name)
         catalog = self.catalog(project.name)
@@ -395,7 +433,7 @@ class CiteLoom:
 
         source = CatalogSource(catalog.all(), lambda h: self._cache_path(h, project).is_file(),
                                meta_of, lambda doc_id: [h.payload for h in old.scroll(doc_id)])
-        pipeline = Pipeline(self, project, new, catalog, self.executor(), catalog_writes=False)
+        pipeline = Pipeline(self, project, new, catalog, executor, catalog_writes=False)
         try:
             report = pipeline.run(source, progress=progress, optimize=True,
                                   started_by=started_by or self.started_by)

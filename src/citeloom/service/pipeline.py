@@ -74,8 +74,9 @@ class Pipeline:
         if progress:
             progress(f"start:{total}", None)
         killed_before = self._mark()
+        outcomes = self.executor.run(self._jobs(source, ctx), self.project)
         try:
-            for out in self.executor.run(self._jobs(source, ctx), self.project):
+            for out in outcomes:
                 if isinstance(out, FileResult):
                     self._emit(out)
                 else:
@@ -83,6 +84,9 @@ class Pipeline:
             self._flush()
         except (DiskFull, IndexDamaged) as exc:  # no point going on: say so, with the log
             raise self._stopped(exc, started, started_by) from None
+        finally:  # an executor's workers stop now, also when the run stops early
+            if hasattr(outcomes, "close"):
+                outcomes.close()
         with self.app._swap:
             if killed_before:
                 self._sweep()

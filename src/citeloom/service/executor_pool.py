@@ -1,0 +1,249 @@
+"""A local pool of worker processes: ``citeloom ingest --workers N``.
+
+Each worker is a process of its own that converts, restructures, chunks and embeds whole
+documents (``tasks.run_task``), loading Docling and the models once. The driver — the
+pipeline's process, the one writer of the project — hands a job to each idle worker, keeps
+a deadline per worker (the project's ``conversion_timeout_s``, as for the in-process
+worker) and writes each document as soon as it is ready, so the workers never wait for the
+index. A worker past its deadline is killed; a worker that dies (a native crash, the OOM
+killer) takes only its own document with it: that document fails with the reason, and a
+fresh worker takes the next job.
+
+Outcomes come back in the order documents finish, not the order they were listed; nothing
+written depends on that order (chunk ids come from the document and the chunk's place in
+it). Workers are started as jobs need them (a one-file ingest starts one) and stopped when
+the run ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import signal
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CiteLoomError, ConversionFailed
+from ..report import FileResult
+from .executor import Executor, Job, Outcome
+from .tasks import Done, Task, finish, to_task
+
+if TYPE_CHECKING:
+    from ..config import ProjectConfig
+
+#: Peak resident memory of one worker converting a text PDF, models loaded, measured on
+#: the benchmark set (docs/BENCHMARKS.md, "Scale"); the default rule keeps this much free
+#: per worker.
+PEAK_WORKER_MB = 1100
+#: Left for the driver (the writer, its models for reading back, the index) and the rest.
+RESERVED_MB = 1500
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def available_memory_mb() -> int:
+    """MemAvailable from /proc/meminfo (what can be used without swapping)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 4096
+
+
+def default_workers(cores: int | None = None, memory_mb: int | None = None) -> int:
+    """Workers when none are asked for: one per two cores (a worker runs its layout model
+    on two threads, and the writer needs a share), and no more than the memory holds at
+    :data:`PEAK_WORKER_MB` each after :data:`RESERVED_MB`; at least one. On two cores
+    that is one: measured there, two workers are no faster than one (docs/BENCHMARKS.md).
+    """
+    cores = available_cores() if cores is None else cores
+    memory_mb = available_memory_mb() if memory_mb is None else memory_mb
+    by_memory = (memory_mb - RESERVED_MB) // PEAK_WORKER_MB
+    return max(1, min(cores // 2, by_memory))
+
+
+def threads_per_worker(workers: int, threads: int, cores: int | None = None) -> int:
+    """The threads each worker's models use: the configured ``threads``, but no more than
+    the worker's share of the cores (more would only make them fight)."""
+    cores = available_cores() if cores is None else cores
+    return max(1, min(threads, cores // max(1, workers)))
+
+
+def _serve(conn: Connection, models_dir: str, threads: int) -> None:
+    """A worker's loop: tasks in, ``Done`` out, until the driver sends None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides when to stop
+    from .tasks import WorkerSide, run_task
+
+    side = WorkerSide(models_dir, threads)
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        task, project = message
+        conn.send(run_task(task, project, side))
+
+
+@dataclass
+class _Slot:
+    proc: Any
+    conn: Connection
+    job: Job | None = None
+    deadline: float = 0.0
+    peak_rss_mb: float = 0.0
+
+
+class Pool(Executor):
+    """``workers`` processes, each with its own deadline and crash isolation."""
+
+    def __init__(self, app: Any, workers: int) -> None:
+        self.app = app
+        self.workers = workers
+        self.threads = threads_per_worker(workers, app.settings.threads)
+        self.peak_rss_mb: float = 0.0  # the largest worker's, for the benchmark
+        self._slots: list[_Slot] = []
+
+    def _start(self) -> _Slot:
+        ctx = mp.get_context("spawn")  # no fork: the driver holds threads and open shards
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(target=_serve, args=(child, str(self.app.settings.models_dir),
+                                                self.threads),
+                           name="citeloom-prepare", daemon=True)
+        proc.start()
+        child.close()
+        slot = _Slot(proc, parent)
+        self._slots.append(slot)
+        return slot
+
+    def _stop(self, slot: _Slot, *, kill: bool = False) -> None:
+        self._note_rss(slot)
+        if not kill and slot.proc.is_alive():
+            with contextlib.suppress(OSError):
+                slot.conn.send(None)
+            slot.proc.join(2)
+        if slot.proc.is_alive():
+            slot.proc.kill()
+            slot.proc.join(5)
+        slot.conn.close()
+        if slot in self._slots:
+            self._slots.remove(slot)
+
+    def _note_rss(self, slot: _Slot) -> None:
+        """Peak RSS of a live worker (VmHWM), kept for the benchmark's figures."""
+        with contextlib.suppress(OSError, ValueError), open(
+                f"/proc/{slot.proc.pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    rss = int(line.split()[1]) / 1024
+                    slot.peak_rss_mb = max(slot.peak_rss_mb, rss)
+                    self.peak_rss_mb = max(self.peak_rss_mb, rss)
+
+    def run(self, work: Iterable[Job | FileResult], project: ProjectConfig
+            ) -> Iterator[Outcome | FileResult]:
+        jobs = iter(work)
+        keys: dict[int, Job] = {}
+        more = True
+        try:
+            while True:
+                # Give every idle worker a job (starting workers as jobs need them).
+                while more:
+                    slot = next((s for s in self._slots if s.job is None), None)
+                    if slot is not None and not slot.proc.is_alive():  # died while idle
+                        self._stop(slot, kill=True)
+                        slot = None
+                    if slot is None and len(self._slots) >= self.workers:
+                        break
+                    try:
+                        job = next(jobs)  # DISK_FULL raised in planning stops the run
+                    except StopIteration:
+                        more = False
+                        break
+                    if isinstance(job, FileResult):
+                        yield job
+                        continue
+                    key = len(keys)
+                    keys[key] = job
+                    try:
+                        task = to_task(key, job, self.app, project, ship=False)
+                    except OSError as exc:
+                        yield job, ConversionFailed(f"{job.unit.label}: {exc}",
+                                                    "check the file, then ingest again")
+                        continue
+                    yield from self._send(slot or self._start(), task, job, project)
+                busy = [s for s in self._slots if s.job is not None]
+                if not busy:
+                    if more:
+                        continue
+                    return
+                ready = wait([s.conn for s in busy], timeout=0.5)
+                for slot in busy:
+                    if slot.conn in ready:
+                        yield from self._receive(slot, project)
+                    elif not slot.proc.is_alive() or time.monotonic() > slot.deadline:
+                        yield self._lost(slot, project)
+        finally:
+            for slot in list(self._slots):
+                self._stop(slot)
+
+    def _send(self, slot: _Slot, task: Task, job: Job, project: ProjectConfig
+              ) -> Iterator[Outcome]:
+        slot.job, slot.deadline = job, time.monotonic() + project.conversion_timeout_s
+        try:
+            slot.conn.send((task, project))
+        except OSError:  # died since its last document: a fresh one takes this
+            self._stop(slot, kill=True)
+            fresh = self._start()
+            fresh.job, fresh.deadline = slot.job, slot.deadline
+            try:
+                fresh.conn.send((task, project))
+            except OSError:
+                yield self._lost(fresh, project)
+
+    def _receive(self, slot: _Slot, project: ProjectConfig) -> Iterator[Outcome]:
+        job, slot.job = slot.job, None
+        assert job is not None
+        try:
+            done: Done = slot.conn.recv()
+        except (EOFError, OSError):
+            slot.job = job
+            yield self._lost(slot, project)
+            return
+        self._note_rss(slot)
+        yield job, finish(done, job, self.app, project)
+
+    def _lost(self, slot: _Slot, project: ProjectConfig) -> Outcome:
+        """The job of a worker that died or ran out of time: killed, replaced on demand,
+        and its document failed with the reason."""
+        job, slot.job = slot.job, None
+        assert job is not None
+        timed_out = slot.proc.is_alive()
+        self._stop(slot, kill=True)
+        name = job.unit.path.name if job.unit.path else job.unit.label
+        code = slot.proc.exitcode
+        error: CiteLoomError
+        if timed_out:
+            error = ConversionFailed(
+                f"{name}: conversion took longer than {project.conversion_timeout_s:.0f} s",
+                "raise conversion_timeout_s for the project if the file is just long")
+        else:
+            why = ("the converter was killed (SIGKILL: out of memory, or stopped from "
+                   "outside)" if code == -signal.SIGKILL
+                   else f"the converter crashed (exit code {code})")
+            error = ConversionFailed(f"{name}: {why}",
+                                     "ingest the file again on its own; if it fails again, "
+                                     "it may be damaged or too large for the memory here")
+        return job, error

@@ -1,0 +1,259 @@
+"""Ingest on Ray: ``citeloom ingest --ray ADDRESS`` (or ``[cluster] address``).
+
+Conversion, chunking and embedding run in a pool of Ray actors, each holding Docling and the
+models, loaded once (``tasks.WorkerSide``); the driver — this process, the project's one
+writer — sends each actor one document at a time (the file's bytes travel with it, so the
+nodes need no shared disk, and the cached conversion when there is one), writes each
+prepared document as it comes back (the pipeline batches the points) and keeps the
+conversion cache under the same keys as an in-process ingest.
+
+A document whose actor dies (a node lost, the OOM killer, ``ray.kill``) is sent once more,
+to another actor (the dead one is replaced by a new actor, wherever Ray places it); if that
+one dies too, the document fails with the reason and the run goes on. A document past the
+project's ``conversion_timeout_s`` has its actor killed and fails, as in a local worker.
+Actors that keep dying without finishing anything stop the run with ``CONFIG_INVALID``
+(typically: CiteLoom or its models are missing on the nodes).
+
+``local`` starts a Ray instance for the run, sized to this machine and bound to loopback,
+and shuts it down at the end; any other address joins a running cluster (``auto``, a
+``host:port`` of its head, or ``ray://host:10001`` through Ray Client). A process that
+already called ``ray.init`` keeps its own connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CiteLoomError, ConfigError, ConversionFailed, InternalError
+from ..report import FileResult
+from .executor import Executor, Job, Outcome
+from .executor_pool import available_cores, available_memory_mb
+from .tasks import Done, Task, finish, to_task
+
+if TYPE_CHECKING:
+    from ..config import ProjectConfig
+
+START_GRACE_S = 120  # a new actor's first document may wait for Docling and models to load
+_log = logging.getLogger(__name__)
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("Ray is not installed", "install the extra: pip install "
+                          "'citeloom[ray]' (make setup installs it)") from None
+    return ray
+
+
+def connect(address: str) -> bool:
+    """Connect to Ray (see the module's docstring); True when this call started it."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                             "logging_level": logging.WARNING}
+    try:
+        if address == "local":
+            ray.init(num_cpus=available_cores(), _node_ip_address="127.0.0.1",
+                     object_store_memory=min(2 << 30, (available_memory_mb() << 20) // 8),
+                     **quiet)
+        else:
+            quiet.pop("include_dashboard")  # a cluster's own settings decide
+            ray.init(address=address, **quiet)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise ConfigError(f"cannot reach the Ray cluster at {address!r}: {exc}",
+                          "start it (`ray start --head` on the head node), or check "
+                          "[cluster] address; `--ray local` runs on this machine") from None
+    return True
+
+
+class PrepareActor:
+    """One Ray actor: Docling and the models, loaded on first use, kept for its life."""
+
+    def __init__(self, models_dir: str, threads: int) -> None:
+        from .tasks import WorkerSide
+
+        self.side = WorkerSide(models_dir, threads)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def prepare(self, task: Task, project: ProjectConfig) -> Done:
+        from .tasks import run_task
+
+        return run_task(task, project, self.side)
+
+
+class _Running:
+    """A document on an actor."""
+
+    def __init__(self, job: Job, actor: Any, deadline: float, attempt: int) -> None:
+        self.job, self.actor, self.deadline, self.attempt = job, actor, deadline, attempt
+
+
+class RayExecutor(Executor):
+    """A pool of :class:`PrepareActor` on the Ray cluster at ``address``."""
+
+    def __init__(self, app: Any, address: str) -> None:
+        self.app = app
+        self.address = address
+        self.cluster = app.settings.cluster
+        self.retried: list[str] = []  # documents sent again after their actor died
+        self.actor_pids: dict[Any, int] = {}  # live actors' pids (a test kills one)
+        self.busy: dict[Any, str] = {}  # actor -> the label of the document it holds
+
+    def _size(self, ray: Any) -> int:
+        """How many actors: the cluster's CPUs over ``cpus_per_actor``, no more than its
+        memory holds at ``actor_memory_mb`` each, at most ``max_actors`` (when set)."""
+        res = ray.cluster_resources()
+        by_cpu = int(res.get("CPU", 1) // self.cluster.cpus_per_actor)
+        by_memory = int(res.get("memory", 1 << 40) // (self.cluster.actor_memory_mb << 20))
+        n = max(1, min(by_cpu, by_memory))
+        return min(n, self.cluster.max_actors) if self.cluster.max_actors else n
+
+    def run(self, work: Iterable[Job | FileResult], project: ProjectConfig
+            ) -> Iterator[Outcome | FileResult]:
+        ray = import_ray()
+        started = connect(self.address)
+        try:
+            yield from self._run(ray, work, project)
+        finally:
+            for actor in list(self.actor_pids):
+                self._kill(ray, actor)
+            if started:
+                ray.shutdown()
+
+    def _new_actor(self, ray: Any) -> Any:
+        cpus = self.cluster.cpus_per_actor
+        cls = ray.remote(num_cpus=cpus, memory=self.cluster.actor_memory_mb << 20,
+                         max_restarts=0, max_task_retries=0)(PrepareActor)
+        actor = cls.remote(str(self.app.settings.models_dir), cpus)
+        self.actor_pids[actor] = 0
+        return actor
+
+    def _kill(self, ray: Any, actor: Any) -> None:
+        self.actor_pids.pop(actor, None)
+        self.busy.pop(actor, None)
+        try:
+            ray.kill(actor)
+        except Exception as exc:  # noqa: BLE001 - already gone
+            _log.debug("ray.kill: %s", exc)
+
+    def _run(self, ray: Any, work: Iterable[Job | FileResult], project: ProjectConfig
+             ) -> Iterator[Outcome | FileResult]:
+        size = self._size(ray)
+        jobs = iter(work)
+        more = True
+        retry: deque[tuple[Job, int]] = deque()
+        running: dict[Any, _Running] = {}  # object ref -> the document it prepares
+        idle: list[Any] = []
+        fresh: set[Any] = set()  # actors that have not finished a document yet
+        deaths_in_a_row = 0
+        pid_refs: dict[Any, Any] = {}  # pid() call -> actor
+        key = 0
+        while True:
+            # Dispatch: retries first, then new jobs, while an actor is free or can start.
+            while (retry or more) and (idle or len(self.actor_pids) < size):
+                if retry:
+                    job, attempt = retry.popleft()
+                else:
+                    try:
+                        item = next(jobs)  # DISK_FULL raised in planning stops the run
+                    except StopIteration:
+                        more = False
+                        break
+                    if isinstance(item, FileResult):
+                        yield item
+                        continue
+                    job, attempt = item, 1
+                try:
+                    task = to_task(key, job, self.app, project, ship=True)
+                except OSError as exc:
+                    yield job, ConversionFailed(f"{job.unit.label}: {exc}",
+                                                "check the file, then ingest again")
+                    continue
+                key += 1
+                if idle:
+                    actor = idle.pop()
+                else:
+                    actor = self._new_actor(ray)
+                    fresh.add(actor)
+                    pid_refs[actor.pid.remote()] = actor
+                grace = START_GRACE_S if actor in fresh else 0
+                ref = actor.prepare.remote(task, project)
+                running[ref] = _Running(job, actor, time.monotonic() + grace
+                                        + project.conversion_timeout_s, attempt)
+                self.busy[actor] = job.unit.label
+            if not running:
+                if more or retry:
+                    continue
+                return
+            ready, _ = ray.wait(list(running) + list(pid_refs), num_returns=1, timeout=0.5)
+            for ref in ready:
+                if ref in pid_refs:
+                    actor = pid_refs.pop(ref)
+                    try:
+                        if actor in self.actor_pids:
+                            self.actor_pids[actor] = ray.get(ref)
+                    except Exception:  # noqa: BLE001 - its document's call says what happened
+                        pass
+                    continue
+                run = running.pop(ref)
+                self.busy.pop(run.actor, None)
+                try:
+                    done: Done = ray.get(ref)
+                except ray.exceptions.RayActorError as exc:
+                    self._kill(ray, run.actor)
+                    deaths_in_a_row += 1
+                    if deaths_in_a_row > 2 * size + 2:
+                        raise ConfigError(
+                            f"Ray actors keep dying before finishing a document: {exc}",
+                            "check that CiteLoom (with its models: citeloom models "
+                            "provision) is installed on every node; see docs/CLUSTER.md"
+                        ) from None
+                    yield from self._died(run, retry, exc)
+                    continue
+                except ray.exceptions.RayError as exc:
+                    idle.append(run.actor)
+                    yield run.job, InternalError(f"{run.job.unit.label}: {exc}")
+                    continue
+                deaths_in_a_row = 0
+                fresh.discard(run.actor)
+                idle.append(run.actor)
+                yield run.job, finish(done, run.job, self.app, project)
+            now = time.monotonic()
+            for ref, run in list(running.items()):
+                if now > run.deadline:  # the hard timeout: the actor goes with its document
+                    running.pop(ref)
+                    self._kill(ray, run.actor)
+                    name = run.job.unit.path.name if run.job.unit.path else run.job.unit.label
+                    yield run.job, ConversionFailed(
+                        f"{name}: conversion took longer than "
+                        f"{project.conversion_timeout_s:.0f} s",
+                        "raise conversion_timeout_s for the project if the file is just long")
+
+    def _died(self, run: _Running, retry: deque[tuple[Job, int]], exc: Exception
+              ) -> Iterator[Outcome]:
+        """The actor holding ``run`` died: once more elsewhere, else the document fails."""
+        job = run.job
+        name = job.unit.path.name if job.unit.path else job.unit.label
+        if run.attempt < 2:
+            _log.warning("%s: its Ray actor died; sending it to another", name)
+            self.retried.append(job.unit.label)
+            note = "sent again after its Ray worker died"
+            job.unit.note = f"{job.unit.note}; {note}" if job.unit.note else note
+            retry.append((job, run.attempt + 1))
+            return
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        error: CiteLoomError = ConversionFailed(
+            f"{name}: the Ray worker converting it died twice ({why})",
+            "ingest the file again on its own; if it fails again, it may be damaged or too "
+            "large for the nodes' memory")
+        yield job, error
+

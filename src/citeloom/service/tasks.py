@@ -1,0 +1,209 @@
+"""An ingest job as plain data, for executors whose workers live in other processes (a local
+pool, Ray actors): what a worker is sent (:class:`Task`), what it does with it
+(:class:`WorkerSide`, :func:`run_task`) and what comes back (:class:`Done`).
+
+    driver (the pipeline's process)                worker (a process, or a Ray actor)
+    job ─► to_task: the cached conversion, if any ─► run_task: convert (unless cached),
+                                                      restructure, chunk, embed — the same
+    outcome ◄─ finish: cache a new conversion     ◄── ``executor.prepare`` as in process
+               (same key as in process)
+
+The conversion cache stays the driver's: a worker gets the cached conversion with the task
+and returns a new one with its result, so the cache keys are those of an in-process ingest
+and a cluster's nodes need no shared disk. A new conversion is reparsed from its JSON before
+chunking, exactly as an in-process ingest reads it back from its conversion worker, so every
+executor chunks the same document and yields the same chunk ids and payloads.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CiteLoomError, ConversionFailed, UnreadableInput, as_error, from_dict
+from ..sources import Unit
+from .executor import Job, Prepared, prepare
+
+if TYPE_CHECKING:
+    from ..chunk import Chunker
+    from ..config import ProjectConfig
+    from ..embed import DenseEmbedder, SparseEmbedder
+
+
+@dataclass
+class Task:
+    """One job, with everything a worker needs (picklable, no open handles)."""
+
+    key: int  # the driver's handle on the job
+    doc_id: str
+    content_hash: str
+    label: str
+    path: str | None = None  # a file the worker can read (a local pool)
+    name: str = ""  # the file's name (kept: a title may fall back on it)
+    data: bytes | None = None  # the file itself, when the worker may not see the path (Ray)
+    text: str | None = None
+    title: str = ""
+    headings: bool = False
+    ocr_languages: list[str] | None = None
+    cached: bytes | None = None  # the cached conversion (gzipped DoclingDocument JSON)
+
+
+@dataclass
+class Done:
+    """What a worker sends back: the prepared document, or the error (as a dict, since
+    errors travel as data), and a conversion made for this task, for the driver's cache."""
+
+    key: int
+    prepared: Prepared | None = None
+    error: dict[str, str] | None = None
+    conversion: bytes | None = None
+    pid: int = 0
+
+
+def to_task(key: int, job: Job, app: Any, project: ProjectConfig, *, ship: bool) -> Task:
+    """The task for ``job``; ``ship`` sends the file's bytes instead of its path."""
+    unit = job.unit
+    task = Task(key, job.doc_id, job.content_hash, unit.label, text=unit.text,
+                title=unit.title, headings=unit.headings, ocr_languages=unit.ocr_languages)
+    if unit.path is not None:
+        task.name = unit.path.name
+        task.cached = app.cached_conversion(job.content_hash, project)
+        if ship:
+            task.data = unit.path.read_bytes()
+        else:
+            task.path = str(unit.path)
+    return task
+
+
+def finish(done: Done, job: Job, app: Any, project: ProjectConfig) -> Prepared | CiteLoomError:
+    """The outcome of a task on the driver: a new conversion goes into the cache first."""
+    if done.conversion is not None:
+        try:
+            app.store_conversion(job.content_hash, project, done.conversion,
+                                 job.unit.path.name if job.unit.path else job.unit.label)
+        except CiteLoomError as exc:  # DISK_FULL: the pipeline stops the run
+            return exc
+    if done.error is not None:
+        return from_dict(done.error)
+    assert done.prepared is not None
+    return done.prepared
+
+
+class WorkerSide:
+    """The resources ``executor.prepare`` needs, inside a worker: the converter runs in
+    this very process (the process itself is what the driver times out and kills), the
+    models load once, on first use, and stay for the worker's life."""
+
+    def __init__(self, models_dir: str | Path, threads: int) -> None:
+        from ..models import use_offline_runtime
+
+        self.models_dir = Path(models_dir)
+        self.threads = threads
+        use_offline_runtime(self.models_dir)
+        self._converters: dict[Any, Any] = {}
+        self._chunkers: dict[tuple[str, int], Chunker] = {}
+        self._dense: dict[str, DenseEmbedder] = {}
+        self._sparse: SparseEmbedder | None = None
+        self.task: Task | None = None
+        self.conversion: bytes | None = None
+
+    def chunker(self, project: ProjectConfig) -> Chunker:
+        key = (project.dense_model, project.chunk_max_tokens)
+        if key not in self._chunkers:
+            from ..chunk import Chunker
+            from ..embed import load_tokenizer
+            from ..models import dense_spec
+
+            tok = load_tokenizer(self.models_dir, project.dense_model)
+            self._chunkers[key] = Chunker(tok, dense_spec(project.dense_model).window,
+                                          project.chunk_max_tokens)
+        return self._chunkers[key]
+
+    def dense(self, model_id: str) -> DenseEmbedder:
+        if model_id not in self._dense:
+            from ..embed import DenseEmbedder
+
+            self._dense[model_id] = DenseEmbedder(self.models_dir, model_id,
+                                                  threads=self.threads)
+        return self._dense[model_id]
+
+    def sparse(self) -> SparseEmbedder:
+        if self._sparse is None:
+            from ..embed import SparseEmbedder
+
+            self._sparse = SparseEmbedder()
+        return self._sparse
+
+    def _converter(self, project: ProjectConfig, ocr_languages: list[str] | None) -> Any:
+        from ..convert import build_converter
+        from ..models import layout_model_path
+
+        password = project.pdf_password.get_secret_value() if project.pdf_password else None
+        langs = tuple(ocr_languages or project.ocr_languages)
+        key = (project.ocr, langs, password)
+        if key not in self._converters:
+            self._converters.clear()  # one at a time: each holds Docling's models
+            self._converters[key] = build_converter(
+                ocr=project.ocr, ocr_langs=list(langs),
+                layout_model_path=layout_model_path(self.models_dir),
+                num_threads=self.threads, pdf_password=password)
+        return self._converters[key]
+
+    def convert(self, path: Path, project: ProjectConfig, content_hash: str,
+                ocr_languages: list[str] | None = None) -> Any:
+        """The task's cached conversion, else a new one (kept for the driver's cache)."""
+        from docling_core.types.doc import DoclingDocument
+
+        from ..convert import convert_file
+        from ..worker import _hint
+
+        assert self.task is not None
+        if self.task.cached is not None:
+            try:
+                return DoclingDocument.model_validate_json(gzip.decompress(self.task.cached))
+            except Exception:  # a damaged cache entry is just re-made (and replaced)
+                pass
+        try:
+            doc = convert_file(path, self._converter(project, ocr_languages))
+        except UnreadableInput as exc:
+            raise ConversionFailed(f"{path.name}: {exc.reason}", exc.hint) from None
+        except CiteLoomError:
+            raise
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"
+            raise ConversionFailed(f"{path.name}: {message}", _hint(message)) from None
+        data = gzip.compress(doc.model_dump_json().encode(), compresslevel=3)
+        self.conversion = data
+        # Read back as an in-process ingest reads its worker's answer: the same document.
+        return DoclingDocument.model_validate_json(gzip.decompress(data))
+
+
+def run_task(task: Task, project: ProjectConfig, side: WorkerSide) -> Done:
+    """Prepare one task in a worker; every failure comes back as data."""
+    side.task, side.conversion = task, None
+    done = Done(task.key, pid=os.getpid())
+    with tempfile.TemporaryDirectory(prefix="citeloom-task-") as tmp:
+        path: Path | None = None
+        if task.data is not None:  # the file was shipped: the same name, in a folder here
+            path = Path(tmp) / task.name
+            path.write_bytes(task.data)
+        elif task.path is not None:
+            path = Path(task.path)
+        unit = Unit(task.label, path=path, text=task.text, title=task.title,
+                    doc_id=task.doc_id, content_hash=task.content_hash,
+                    ocr_languages=task.ocr_languages, headings=task.headings)
+        try:
+            done.prepared = prepare(Job(unit, task.doc_id, task.content_hash), project, side)
+        except CiteLoomError as exc:
+            done.error = exc.to_dict()
+        except Exception as exc:  # one bad file must never stop the batch
+            name = task.name or task.label
+            done.error = ConversionFailed(f"{name}: {type(exc).__name__}: {exc}").to_dict()
+        except BaseException as exc:  # a Rust panic from a native library, say
+            done.error = as_error(exc).to_dict()
+    done.conversion, side.task, side.conversion = side.conversion, None, None
+    return done
