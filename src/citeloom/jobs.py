@@ -74,7 +74,7 @@ class JobManager:
               args: dict[str, Any] | None = None) -> Job:
         """Run a job: ``ingest`` (``paths``, ``prune``), ``zotero`` (``collection``,
         ``include_subcollections``, ``tags_include``, ``tags_exclude``, ``annotations``) or
-        ``reindex``."""
+        ``reindex``; each may carry ``workers`` or ``ray`` (the executor)."""
         if kind not in ("ingest", "zotero", "reindex"):
             raise InvalidInput(f"unknown job kind {kind!r}", "use ingest, zotero or reindex")
         job = Job(id=uuid.uuid4().hex[:12], project=project, source=source, kind=kind)
@@ -122,14 +122,16 @@ class JobManager:
         # No optimize() here: Edge's holds the GIL and would stall every query answered
         # meanwhile; the owner optimizes once the project is idle (release_idle).
         by = args.pop("started_by", None)
+        # The executor the caller asked for (--workers, --ray), else the owner's defaults.
+        scale = {"workers": args.pop("workers", None), "ray": args.pop("ray", None)}
         if job.kind == "zotero":
             return self.app.ingest_zotero(job.project, progress=progress, optimize=False,
-                                          started_by=by, **args)
+                                          started_by=by, **scale, **args)
         if job.kind == "reindex":
-            return self.app.reindex(job.project, progress=progress, started_by=by)
+            return self.app.reindex(job.project, progress=progress, started_by=by, **scale)
         return self.app.ingest([Path(p) for p in args.get("paths", [])], job.project,
                                progress=progress, prune=bool(args.get("prune")),
-                               optimize=False, started_by=by)
+                               optimize=False, started_by=by, **scale)
 
     def get(self, job_id: str) -> Job | None:
         return self.jobs.get(job_id)

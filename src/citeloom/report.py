@@ -34,6 +34,7 @@ class IngestReport:
     warnings: list[dict[str, str]] = field(default_factory=list)
     items_without_pdf: list[dict[str, Any]] = field(default_factory=list)
     audit_log: str | None = None
+    executor: str = ""  # where documents were prepared: in process, N workers, Ray
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -52,7 +53,7 @@ class IngestReport:
                    files=[FileResult(**f) for f in data.get("files", [])],
                    seconds=data.get("seconds", 0.0), warnings=data.get("warnings", []),
                    items_without_pdf=data.get("items_without_pdf", []),
-                   audit_log=data.get("audit_log"))
+                   audit_log=data.get("audit_log"), executor=data.get("executor", ""))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +72,7 @@ class IngestReport:
             "warnings": self.warnings,
             "items_without_pdf": self.items_without_pdf,
             "audit_log": self.audit_log,
+            "executor": self.executor,
         }
 
 

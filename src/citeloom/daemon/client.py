@@ -214,24 +214,27 @@ class RemoteCiteLoom:
 
     # -- ingest: jobs in the daemon, followed here ----------------------------------------
     def ingest(self, paths: list[Path], project_name: str | None, progress: Any = None,
-               prune: bool = False, optimize: bool = True) -> IngestReport:
+               prune: bool = False, optimize: bool = True, workers: int | None = None,
+               ray: str | None = None) -> IngestReport:
         files = [str(Path(p).expanduser().absolute()) for p in paths]
         return self._job(project_name, ", ".join(files), "ingest",
-                         {"paths": files, "prune": prune}, progress)
+                         {"paths": files, "prune": prune, **_scale(workers, ray)}, progress)
 
     def ingest_zotero(self, project_name: str | None, collection: str | None, *,
                       include_subcollections: bool = False,
                       tags_include: list[str] | None = None,
                       tags_exclude: list[str] | None = None, annotations: bool = True,
-                      progress: Any = None, optimize: bool = True) -> IngestReport:
+                      progress: Any = None, optimize: bool = True, workers: int | None = None,
+                      ray: str | None = None) -> IngestReport:
         args = {"collection": collection, "include_subcollections": include_subcollections,
                 "tags_include": tags_include or [], "tags_exclude": tags_exclude or [],
-                "annotations": annotations}
+                "annotations": annotations, **_scale(workers, ray)}
         return self._job(project_name, f"zotero:{collection or 'library'}", "zotero", args,
                          progress)
 
-    def reindex(self, project_name: str | None, progress: Any = None) -> IngestReport:
-        return self._job(project_name, "reindex", "reindex", {}, progress)
+    def reindex(self, project_name: str | None, progress: Any = None,
+                workers: int | None = None, ray: str | None = None) -> IngestReport:
+        return self._job(project_name, "reindex", "reindex", _scale(workers, ray), progress)
 
     def _job(self, project_name: str | None, source: str, kind: str, args: dict[str, Any],
              progress: Any) -> IngestReport:
@@ -266,3 +269,9 @@ class RemoteCiteLoom:
         if state["state"] == "cancelled":
             raise KeyboardInterrupt
         return IngestReport.from_dict(state["report"])
+
+
+def _scale(workers: int | None, ray: str | None) -> dict[str, Any]:
+    """The executor options for the job spec: the daemon runs the pool or the Ray driver
+    in its job thread; options left out get the daemon's configured defaults."""
+    return {k: v for k, v in (("workers", workers), ("ray", ray)) if v is not None}

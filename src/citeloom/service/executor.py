@@ -55,6 +55,9 @@ Outcome = tuple[Job, Prepared | CiteLoomError]
 
 
 class Executor(ABC):
+    #: What reports call it (``IngestReport.executor``); may be refined while it runs.
+    name: str = "in process"
+
     @abstractmethod
     def run(self, work: Iterable[Job | FileResult], project: ProjectConfig
             ) -> Iterator[Outcome | FileResult]:

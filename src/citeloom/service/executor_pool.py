@@ -114,6 +114,7 @@ class Pool(Executor):
         self.app = app
         self.workers = workers
         self.threads = threads_per_worker(workers, app.settings.threads)
+        self.name = f"{workers} worker processes ({self.threads} threads each)"
         self.peak_rss_mb: float = 0.0  # the largest worker's, for the benchmark
         self._slots: list[_Slot] = []
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -51,26 +52,45 @@ def import_ray() -> Any:
     return ray
 
 
-def connect(address: str) -> bool:
-    """Connect to Ray (see the module's docstring); True when this call started it."""
+_session = {"users": 0, "ours": False}  # Ray connections of this process's runs
+_session_lock = threading.Lock()
+
+
+def connect(address: str) -> None:
+    """Connect to Ray for a run (see the module's docstring). Runs at once in one process
+    (two daemon jobs) share the connection; the last one out shuts down a Ray this
+    process started (:func:`release`)."""
     ray = import_ray()
-    if ray.is_initialized():
-        return False
-    quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                             "logging_level": logging.WARNING}
-    try:
-        if address == "local":
-            ray.init(num_cpus=available_cores(), _node_ip_address="127.0.0.1",
-                     object_store_memory=min(2 << 30, (available_memory_mb() << 20) // 8),
-                     **quiet)
-        else:
-            quiet.pop("include_dashboard")  # a cluster's own settings decide
-            ray.init(address=address, **quiet)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise ConfigError(f"cannot reach the Ray cluster at {address!r}: {exc}",
-                          "start it (`ray start --head` on the head node), or check "
-                          "[cluster] address; `--ray local` runs on this machine") from None
-    return True
+    with _session_lock:
+        _session["users"] += 1
+        if ray.is_initialized():
+            return
+        quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                 "logging_level": logging.ERROR}
+        try:
+            if address == "local":
+                ray.init(num_cpus=available_cores(), _node_ip_address="127.0.0.1",
+                         object_store_memory=min(2 << 30, (available_memory_mb() << 20) // 8),
+                         **quiet)
+            else:
+                quiet.pop("include_dashboard")  # a cluster's own settings decide
+                ray.init(address=address, **quiet)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            _session["users"] -= 1
+            raise ConfigError(f"cannot reach the Ray cluster at {address!r}: {exc}",
+                              "start it (`ray start --head` on the head node), or check "
+                              "[cluster] address; `--ray local` runs on this machine") from None
+        _session["ours"] = True
+
+
+def release() -> None:
+    """A run is done with Ray; the last one shuts down a Ray this process started."""
+    ray = import_ray()
+    with _session_lock:
+        _session["users"] -= 1
+        if _session["users"] <= 0 and _session["ours"]:
+            ray.shutdown()
+            _session["users"], _session["ours"] = 0, False
 
 
 class PrepareActor:
@@ -107,6 +127,7 @@ class RayExecutor(Executor):
         self.retried: list[str] = []  # documents sent again after their actor died
         self.actor_pids: dict[Any, int] = {}  # live actors' pids (a test kills one)
         self.busy: dict[Any, str] = {}  # actor -> the label of the document it holds
+        self.name = f"ray {address}"
 
     def _size(self, ray: Any) -> int:
         """How many actors: the cluster's CPUs over ``cpus_per_actor``, no more than its
@@ -120,14 +141,13 @@ class RayExecutor(Executor):
     def run(self, work: Iterable[Job | FileResult], project: ProjectConfig
             ) -> Iterator[Outcome | FileResult]:
         ray = import_ray()
-        started = connect(self.address)
+        connect(self.address)
         try:
             yield from self._run(ray, work, project)
         finally:
             for actor in list(self.actor_pids):
                 self._kill(ray, actor)
-            if started:
-                ray.shutdown()
+            release()
 
     def _new_actor(self, ray: Any) -> Any:
         cpus = self.cluster.cpus_per_actor
@@ -148,6 +168,8 @@ class RayExecutor(Executor):
     def _run(self, ray: Any, work: Iterable[Job | FileResult], project: ProjectConfig
              ) -> Iterator[Outcome | FileResult]:
         size = self._size(ray)
+        self.name = (f"ray {self.address}: up to {size} actors "
+                     f"({self.cluster.cpus_per_actor} CPU each)")
         jobs = iter(work)
         more = True
         retry: deque[tuple[Job, int]] = deque()

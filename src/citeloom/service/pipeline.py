@@ -67,7 +67,8 @@ class Pipeline:
     def run(self, source: Source, *, progress: ProgressFn | None = None,
             optimize: bool = True, started_by: str = "api") -> IngestReport:
         started = time.perf_counter()
-        report = IngestReport(self.project.name, source=source.name)
+        report = IngestReport(self.project.name, source=source.name,
+                              executor=self.executor.name)
         ctx = Context(self.project, self.index, self.catalog, report)
         self._report, self._progress, self._source = report, progress, source
         total = source.plan(ctx)
@@ -100,6 +101,7 @@ class Pipeline:
             else:  # the MCP server optimizes once the project is idle
                 self.app._unoptimized.add(self.index.project)
         report.seconds = time.perf_counter() - started
+        report.executor = self.executor.name
         self._audit(started_by)
         if self.catalog_writes:
             self.catalog.path.with_name(MARK).unlink(missing_ok=True)
