@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import CiteLoomError, ConversionFailed
 from ..report import FileResult
 from .executor import Executor, Job, Outcome
-from .tasks import Done, Task, finish, to_task
+from .tasks import Done, Task, finish, peak_rss_mb, to_task
 
 if TYPE_CHECKING:
     from ..config import ProjectConfig
@@ -116,6 +116,7 @@ class Pool(Executor):
         self.threads = threads_per_worker(workers, app.settings.threads)
         self.name = f"{workers} worker processes ({self.threads} threads each)"
         self.peak_rss_mb: float = 0.0  # the largest worker's, for the benchmark
+        self.seconds: dict[str, float] = {}  # workers' time converting, preparing in all
         self._slots: list[_Slot] = []
 
     def _start(self) -> _Slot:
@@ -145,13 +146,9 @@ class Pool(Executor):
 
     def _note_rss(self, slot: _Slot) -> None:
         """Peak RSS of a live worker (VmHWM), kept for the benchmark's figures."""
-        with contextlib.suppress(OSError, ValueError), open(
-                f"/proc/{slot.proc.pid}/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    rss = int(line.split()[1]) / 1024
-                    slot.peak_rss_mb = max(slot.peak_rss_mb, rss)
-                    self.peak_rss_mb = max(self.peak_rss_mb, rss)
+        rss = peak_rss_mb(slot.proc.pid)
+        slot.peak_rss_mb = max(slot.peak_rss_mb, rss)
+        self.peak_rss_mb = max(self.peak_rss_mb, rss)
 
     def run(self, work: Iterable[Job | FileResult], project: ProjectConfig
             ) -> Iterator[Outcome | FileResult]:
@@ -224,7 +221,7 @@ class Pool(Executor):
             yield self._lost(slot, project)
             return
         self._note_rss(slot)
-        yield job, finish(done, job, self.app, project)
+        yield job, finish(done, job, self.app, project, self.seconds)
 
     def _lost(self, slot: _Slot, project: ProjectConfig) -> Outcome:
         """The job of a worker that died or ran out of time: killed, replaced on demand,

@@ -70,7 +70,7 @@ def connect(address: str) -> None:
         try:
             if address == "local":
                 ray.init(num_cpus=available_cores(), _node_ip_address="127.0.0.1",
-                         object_store_memory=min(2 << 30, (available_memory_mb() << 20) // 8),
+                         object_store_memory=_object_store_bytes(),
                          **quiet)
             else:
                 quiet.pop("include_dashboard")  # a cluster's own settings decide
@@ -93,6 +93,12 @@ def release() -> None:
             _session["users"], _session["ours"] = 0, False
 
 
+def _object_store_bytes() -> int:
+    """A local instance's object store: an eighth of the free memory, 80 MB to 2 GB (it
+    only holds the files and results in flight)."""
+    return max(80 << 20, min(2 << 30, (available_memory_mb() << 20) // 8))
+
+
 class PrepareActor:
     """One Ray actor: Docling and the models, loaded on first use, kept for its life."""
 
@@ -103,6 +109,11 @@ class PrepareActor:
 
     def pid(self) -> int:
         return os.getpid()
+
+    def peak_rss_mb(self) -> float:
+        from .tasks import peak_rss_mb
+
+        return peak_rss_mb()
 
     def prepare(self, task: Task, project: ProjectConfig) -> Done:
         from .tasks import run_task
@@ -128,13 +139,20 @@ class RayExecutor(Executor):
         self.actor_pids: dict[Any, int] = {}  # live actors' pids (a test kills one)
         self.busy: dict[Any, str] = {}  # actor -> the label of the document it holds
         self.name = f"ray {address}"
+        self.reserve = self.cluster.actor_memory_mb << 20  # memory Ray holds for an actor
+        self.peak_rss_mb: float = 0.0  # the largest actor's, for the benchmark
+        self.size = 0  # actors at most, once running
+        self.seconds: dict[str, float] = {}  # actors' time converting, preparing in all
 
     def _size(self, ray: Any) -> int:
         """How many actors: the cluster's CPUs over ``cpus_per_actor``, no more than its
-        memory holds at ``actor_memory_mb`` each, at most ``max_actors`` (when set)."""
+        memory holds at ``actor_memory_mb`` each, at most ``max_actors`` (when set). Where
+        the cluster has less memory than one actor's share, one actor asks for what there
+        is (rather than waiting for memory that never comes)."""
         res = ray.cluster_resources()
+        self.reserve = min(self.cluster.actor_memory_mb << 20, int(res.get("memory", 1 << 40)))
         by_cpu = int(res.get("CPU", 1) // self.cluster.cpus_per_actor)
-        by_memory = int(res.get("memory", 1 << 40) // (self.cluster.actor_memory_mb << 20))
+        by_memory = int(res.get("memory", 1 << 40) // max(1, self.reserve))
         n = max(1, min(by_cpu, by_memory))
         return min(n, self.cluster.max_actors) if self.cluster.max_actors else n
 
@@ -145,13 +163,19 @@ class RayExecutor(Executor):
         try:
             yield from self._run(ray, work, project)
         finally:
-            for actor in list(self.actor_pids):
+            actors = list(self.actor_pids)
+            try:  # for the benchmark's figures
+                peaks = ray.get([a.peak_rss_mb.remote() for a in actors], timeout=10)
+                self.peak_rss_mb = max([self.peak_rss_mb, *peaks])
+            except Exception as exc:  # noqa: BLE001 - only figures
+                _log.debug("peak RSS of the actors: %s", exc)
+            for actor in actors:
                 self._kill(ray, actor)
             release()
 
     def _new_actor(self, ray: Any) -> Any:
         cpus = self.cluster.cpus_per_actor
-        cls = ray.remote(num_cpus=cpus, memory=self.cluster.actor_memory_mb << 20,
+        cls = ray.remote(num_cpus=cpus, memory=self.reserve,
                          max_restarts=0, max_task_retries=0)(PrepareActor)
         actor = cls.remote(str(self.app.settings.models_dir), cpus)
         self.actor_pids[actor] = 0
@@ -167,7 +191,7 @@ class RayExecutor(Executor):
 
     def _run(self, ray: Any, work: Iterable[Job | FileResult], project: ProjectConfig
              ) -> Iterator[Outcome | FileResult]:
-        size = self._size(ray)
+        size = self.size = self._size(ray)
         self.name = (f"ray {self.address}: up to {size} actors "
                      f"({self.cluster.cpus_per_actor} CPU each)")
         jobs = iter(work)
@@ -248,7 +272,7 @@ class RayExecutor(Executor):
                 deaths_in_a_row = 0
                 fresh.discard(run.actor)
                 idle.append(run.actor)
-                yield run.job, finish(done, run.job, self.app, project)
+                yield run.job, finish(done, run.job, self.app, project, self.seconds)
             now = time.monotonic()
             for ref, run in list(running.items()):
                 if now > run.deadline:  # the hard timeout: the actor goes with its document

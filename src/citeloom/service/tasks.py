@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +63,20 @@ class Done:
     error: dict[str, str] | None = None
     conversion: bytes | None = None
     pid: int = 0
+    convert_s: float = 0.0  # converting (0 when the cache had it)
+    prepare_s: float = 0.0  # the whole task: conversion, restructuring, chunks, vectors
+
+
+def peak_rss_mb(pid: int | str = "self") -> float:
+    """A process's peak resident memory (``VmHWM``), in MB; 0 where /proc cannot say."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return 0.0
 
 
 def to_task(key: int, job: Job, app: Any, project: ProjectConfig, *, ship: bool) -> Task:
@@ -79,8 +94,13 @@ def to_task(key: int, job: Job, app: Any, project: ProjectConfig, *, ship: bool)
     return task
 
 
-def finish(done: Done, job: Job, app: Any, project: ProjectConfig) -> Prepared | CiteLoomError:
-    """The outcome of a task on the driver: a new conversion goes into the cache first."""
+def finish(done: Done, job: Job, app: Any, project: ProjectConfig,
+           seconds: dict[str, float] | None = None) -> Prepared | CiteLoomError:
+    """The outcome of a task on the driver: a new conversion goes into the cache first.
+    ``seconds`` adds up the workers' time converting and preparing (for the benchmark)."""
+    if seconds is not None:
+        seconds["convert"] = seconds.get("convert", 0.0) + done.convert_s
+        seconds["prepare"] = seconds.get("prepare", 0.0) + done.prepare_s
     if done.conversion is not None:
         try:
             app.store_conversion(job.content_hash, project, done.conversion,
@@ -110,6 +130,7 @@ class WorkerSide:
         self._sparse: SparseEmbedder | None = None
         self.task: Task | None = None
         self.conversion: bytes | None = None
+        self.convert_s = 0.0
 
     def chunker(self, project: ProjectConfig) -> Chunker:
         key = (project.dense_model, project.chunk_max_tokens)
@@ -167,6 +188,7 @@ class WorkerSide:
                 return DoclingDocument.model_validate_json(gzip.decompress(self.task.cached))
             except Exception:  # a damaged cache entry is just re-made (and replaced)
                 pass
+        started = time.perf_counter()
         try:
             doc = convert_file(path, self._converter(project, ocr_languages))
         except UnreadableInput as exc:
@@ -177,15 +199,16 @@ class WorkerSide:
             message = f"{type(exc).__name__}: {exc}"
             raise ConversionFailed(f"{path.name}: {message}", _hint(message)) from None
         data = gzip.compress(doc.model_dump_json().encode(), compresslevel=3)
-        self.conversion = data
+        self.conversion, self.convert_s = data, time.perf_counter() - started
         # Read back as an in-process ingest reads its worker's answer: the same document.
         return DoclingDocument.model_validate_json(gzip.decompress(data))
 
 
 def run_task(task: Task, project: ProjectConfig, side: WorkerSide) -> Done:
     """Prepare one task in a worker; every failure comes back as data."""
-    side.task, side.conversion = task, None
+    side.task, side.conversion, side.convert_s = task, None, 0.0
     done = Done(task.key, pid=os.getpid())
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="citeloom-task-") as tmp:
         path: Path | None = None
         if task.data is not None:  # the file was shipped: the same name, in a folder here
@@ -206,4 +229,5 @@ def run_task(task: Task, project: ProjectConfig, side: WorkerSide) -> Done:
         except BaseException as exc:  # a Rust panic from a native library, say
             done.error = as_error(exc).to_dict()
     done.conversion, side.task, side.conversion = side.conversion, None, None
+    done.convert_s, done.prepare_s = side.convert_s, time.perf_counter() - started
     return done

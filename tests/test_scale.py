@@ -1,0 +1,167 @@
+"""Ingest at scale (issue #14): the same chunks from every executor — in process, a pool of
+worker processes, Ray actors — and a Ray actor killed mid-batch.
+
+Real components throughout: five real PDFs, real Docling in the workers and actors, a real
+local Ray instance (started by the executor, ``--ray local``, two CPUs here), a real
+SIGKILL of an actor's process. The in-process run converts and fills its cache; the pool
+run and the killed-actor run convert for themselves (a fresh cache each), so conversion in
+a worker process and in a Ray actor are both compared with the in-process one; the Ray run
+of the first test reuses the in-process cache, which also covers a cached conversion
+shipped to an actor.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from citeloom.service import CiteLoom
+from citeloom.service.executor_pool import Pool, default_workers, threads_per_worker
+
+from .conftest import CORPUS
+
+PDFS = [CORPUS / "text" / name for name in (
+    "cermine__test1.pdf",  # 4 pages: the longest, listed first so an actor is busy with it
+    "docling__2305.03393v1-pg9.pdf",
+    "docling__code_and_formula.pdf",
+    "docling__right_to_left_01.pdf",
+    "p2md__Flash-Masques-Temperature.pdf",
+)]
+PROJECT = "scale"
+
+
+def _ingest(settings, **scale):  # type: ignore[no-untyped-def]
+    app = CiteLoom(settings)
+    try:
+        report = app.ingest(PDFS, PROJECT, **scale)
+        index = app.index(PROJECT)
+        points = {h.id: h.payload for h in index.scroll()}
+        vectors = index.dense_vectors(sorted(points))
+        rows = {r.doc_id: r.chunks for r in app.catalog(PROJECT).all()}
+    finally:
+        app.close()
+    return report, (points, vectors), rows
+
+
+@pytest.fixture(scope="module")
+def plain(models_dir: Path, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The in-process ingest (one conversion worker): the reference."""
+    from citeloom.config import Settings
+
+    data = tmp_path_factory.mktemp("plain")
+    report, points, rows = _ingest(Settings(data_dir=data, models_dir=models_dir), workers=1)
+    assert report.executor == "in process"
+    assert report.count("indexed") == len(PDFS), report.to_dict()
+    return data, report, points, rows
+
+
+def _same_as(plain, report, points, rows) -> None:  # type: ignore[no-untyped-def]
+    _, ref_report, ref_points, ref_rows = plain
+    assert report.count("indexed") == len(PDFS), report.to_dict()
+    by_path = {f.path: (f.doc_id, f.chunks, f.pages) for f in ref_report.files}
+    assert {f.path: (f.doc_id, f.chunks, f.pages) for f in report.files} == by_path
+    (payloads, vectors), (ref_payloads, ref_vectors) = points, ref_points
+    assert sorted(payloads) == sorted(ref_payloads)  # the same chunk ids, no more, no fewer
+    assert rows == ref_rows  # one catalog row per document, the same chunk counts
+    for pid, payload in payloads.items():
+        assert payload == ref_payloads[pid]
+        assert np.allclose(vectors[pid], ref_vectors[pid], atol=1e-4)
+
+
+def test_default_worker_rule() -> None:
+    # One per two cores, within the memory (1.1 GB a worker, 1.5 GB kept), at least one.
+    assert default_workers(cores=2, memory_mb=16_000) == 1
+    assert default_workers(cores=16, memory_mb=64_000) == 8
+    assert default_workers(cores=16, memory_mb=4_000) == 2
+    assert default_workers(cores=1, memory_mb=500) == 1
+    assert threads_per_worker(2, threads=2, cores=2) == 1
+    assert threads_per_worker(4, threads=2, cores=16) == 2
+
+
+@pytest.mark.slow
+def test_every_executor_gives_the_same_chunks(plain, make_settings, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    pool_settings = make_settings(data_dir=tmp_path / "pool")
+    started: list[Pool] = []
+    real = CiteLoom.executor
+
+    def spy(self, workers=None, ray=None):  # type: ignore[no-untyped-def]
+        ex = real(self, workers, ray)
+        if isinstance(ex, Pool):
+            started.append(ex)
+        return ex
+
+    monkeypatch.setattr(CiteLoom, "executor", spy)
+    report, points, rows = _ingest(pool_settings, workers=2)
+    assert report.executor.startswith("2 worker processes")
+    _same_as(plain, report, points, rows)
+    # It converted for itself (its own cache), in the workers.
+    assert len(list((tmp_path / "pool" / "cache" / "conversions").glob("*.json.gz"))) == 5
+    assert started and 0 < started[0].peak_rss_mb < 4000
+
+    ray_data = tmp_path / "ray"
+    shutil.copytree(plain[0] / "cache", ray_data / "cache")  # cached conversions, shipped
+    report, points, rows = _ingest(make_settings(data_dir=ray_data), ray="local")
+    assert report.executor.startswith("ray local")
+    _same_as(plain, report, points, rows)
+    import ray
+
+    assert not ray.is_initialized()  # the Ray it started for the run is shut down
+
+
+@pytest.mark.slow
+def test_ray_actor_killed_mid_batch(plain, make_settings, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGKILL an actor while it converts a document: that document is sent to another
+    actor, every document ends up in the index exactly once, with the same chunks."""
+    from citeloom.service.executor_ray import RayExecutor
+
+    app = CiteLoom(make_settings(data_dir=tmp_path / "killed"))
+    ex = RayExecutor(app, "local")
+    monkeypatch.setattr(app, "executor", lambda workers=None, ray=None: ex)
+    killed: list[tuple[int, str]] = []
+
+    def killer() -> None:  # the first actor seen busy with a document, once its pid is known
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not killed:
+            try:
+                busy = [(ex.actor_pids.get(a, 0), label) for a, label in list(ex.busy.items())]
+            except RuntimeError:  # changed while read
+                continue
+            for pid, label in busy:
+                if pid:
+                    time.sleep(1.0)  # well into loading Docling or converting
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append((pid, label))
+                    return
+            time.sleep(0.1)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    try:
+        report = app.ingest(PDFS, PROJECT)
+        index = app.index(PROJECT)
+        payloads = {h.id: h.payload for h in index.scroll()}
+        points = (payloads, index.dense_vectors(sorted(payloads)))
+        rows = {r.doc_id: r.chunks for r in app.catalog(PROJECT).all()}
+    finally:
+        app.close()
+    thread.join(5)
+    assert killed, "no actor was seen busy"
+    label = killed[0][1]
+    assert label in ex.retried
+    result = next(f for f in report.files if f.path == label)
+    assert result.status == "indexed" and "sent again after its Ray worker died" in result.note
+    # Every document once: the same ids as in process, each document's points all there.
+    _same_as(plain, report, points, rows)
+    per_doc: dict[str, int] = {}
+    for payload in payloads.values():
+        per_doc[payload["doc_id"]] = per_doc.get(payload["doc_id"], 0) + 1
+    assert per_doc == rows and len(per_doc) == len(PDFS)
