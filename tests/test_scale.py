@@ -165,3 +165,27 @@ def test_ray_actor_killed_mid_batch(plain, make_settings, tmp_path: Path,
     for payload in payloads.values():
         per_doc[payload["doc_id"]] = per_doc.get(payload["doc_id"], 0) + 1
     assert per_doc == rows and len(per_doc) == len(PDFS)
+
+
+@pytest.mark.slow
+def test_job_spec_carries_the_executor(plain, make_settings, tmp_path: Path) -> None:
+    """A daemon job (or an in-process MCP server's) runs with the workers its spec names:
+    ``--workers`` reaches the owner of the indexes, not only an in-process CLI."""
+    from citeloom.jobs import JobManager
+
+    data = tmp_path / "jobs"
+    shutil.copytree(plain[0] / "cache", data / "cache")  # the executor is the point here
+    app = CiteLoom(make_settings(data_dir=data))
+    try:
+        manager = JobManager(app)
+        job = manager.start(PROJECT, "two files", "ingest",
+                            {"paths": [str(p) for p in PDFS[1:3]], "workers": 2})
+        manager.wait(job, 180)
+        while job.finished is None:
+            manager.wait(job, 5)
+    finally:
+        app.close()
+    assert job.state == "done", job.error
+    assert job.report is not None
+    assert job.report["executor"].startswith("2 worker processes")
+    assert job.report["indexed"] == 2
