@@ -189,3 +189,70 @@ def test_job_spec_carries_the_executor(plain, make_settings, tmp_path: Path) -> 
     assert job.report is not None
     assert job.report["executor"].startswith("2 worker processes")
     assert job.report["indexed"] == 2
+
+
+def _spy_pools(monkeypatch: pytest.MonkeyPatch) -> list[Pool]:
+    made: list[Pool] = []
+    real = CiteLoom.executor
+
+    def spy(self, workers=None, ray=None):  # type: ignore[no-untyped-def]
+        ex = real(self, workers, ray)
+        if isinstance(ex, Pool):
+            made.append(ex)
+        return ex
+
+    monkeypatch.setattr(CiteLoom, "executor", spy)
+    return made
+
+
+@pytest.mark.slow
+def test_pool_worker_killed_or_late_fails_only_its_document(make_settings, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """Crash isolation: SIGKILL of the worker converting one document fails that document
+    (with the reason) while the other is indexed; the re-run converts it. Each worker has
+    its own deadline: past it, the document fails and the worker is gone."""
+    pools = _spy_pools(monkeypatch)
+    app = CiteLoom(make_settings(data_dir=tmp_path / "crash"))
+    files = PDFS[:2]
+    killed: list[str] = []
+
+    def killer() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            slots = list(pools[0]._slots) if pools else []
+            busy = [s for s in slots if s.job is not None and s.job.unit.path == files[0]]
+            if busy:
+                time.sleep(1.0)
+                os.kill(busy[0].proc.pid, signal.SIGKILL)
+                killed.append(busy[0].job.unit.label)
+                return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    try:
+        report = app.ingest(files, PROJECT, workers=2)
+        thread.join(5)
+        assert killed
+        by_path = {Path(f.path).name: f for f in report.files}
+        hit = by_path[files[0].name]
+        assert hit.status == "failed" and "SIGKILL" in hit.error["message"], hit
+        assert by_path[files[1].name].status == "indexed"
+        again = app.ingest(files, PROJECT, workers=2)
+        assert sorted(f.status for f in again.files) == ["indexed", "skipped"]
+    finally:
+        app.close()
+    assert all(not s.proc.is_alive() for p in pools for s in p._slots)
+
+    late = make_settings(data_dir=tmp_path / "late")
+    late.projects[PROJECT] = late.project(PROJECT, create=True).model_copy(
+        update={"conversion_timeout_s": 1.0})
+    app = CiteLoom(late)
+    try:
+        report = app.ingest(files, PROJECT, workers=2)
+    finally:
+        app.close()
+    assert [f.status for f in report.files] == ["failed", "failed"]
+    assert all("took longer than 1 s" in f.error["message"] for f in report.files)
+    assert not pools[-1]._slots  # every worker past its deadline was killed

@@ -129,17 +129,10 @@ class ConversionWorker:
             if not self._proc.is_alive():
                 code = self._proc.exitcode
                 self.stop()
-                why = ("the converter was killed (SIGKILL: out of memory, or stopped from "
-                       "outside)" if code == -signal.SIGKILL
-                       else f"the converter crashed (exit code {code})")
-                raise ConversionFailed(f"{path.name}: {why}",
-                                       "ingest the file again on its own; if it fails again, "
-                                       "it may be damaged or too large for the memory here")
+                raise crashed(path.name, code)
             if time.monotonic() > deadline:
                 self.stop()
-                raise ConversionFailed(
-                    f"{path.name}: conversion took longer than {self.timeout_s:.0f} s",
-                    "raise conversion_timeout_s for the project if the file is just long")
+                raise timed_out(path.name, self.timeout_s)
         try:
             status, payload = self._conn.recv()
         except EOFError:
@@ -156,6 +149,20 @@ class ConversionWorker:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self.stop()
+
+
+def crashed(name: str, exitcode: int | None) -> ConversionFailed:
+    """The error of a document whose conversion process died."""
+    why = ("the converter was killed (SIGKILL: out of memory, or stopped from outside)"
+           if exitcode == -signal.SIGKILL else f"the converter crashed (exit code {exitcode})")
+    return ConversionFailed(f"{name}: {why}", "ingest the file again on its own; if it fails "
+                            "again, it may be damaged or too large for the memory here")
+
+
+def timed_out(name: str, timeout_s: float) -> ConversionFailed:
+    """The error of a document whose conversion ran past its deadline."""
+    return ConversionFailed(f"{name}: conversion took longer than {timeout_s:.0f} s",
+                            "raise conversion_timeout_s for the project if the file is just long")
 
 
 def _hint(message: str) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CiteLoomError, ConversionFailed
+from ..errors import ConversionFailed
 from ..report import FileResult
 from .executor import Executor, Job, Outcome
 from .tasks import Done, Task, finish, peak_rss_mb, to_task
@@ -228,20 +228,13 @@ class Pool(Executor):
         and its document failed with the reason."""
         job, slot.job = slot.job, None
         assert job is not None
-        timed_out = slot.proc.is_alive()
+        late = time.monotonic() > slot.deadline
+        if not late:  # it is dying (its pipe closed): let it go, for its own exit code
+            slot.proc.join(2)
         self._stop(slot, kill=True)
+        from ..worker import crashed, timed_out
+
         name = job.unit.path.name if job.unit.path else job.unit.label
-        code = slot.proc.exitcode
-        error: CiteLoomError
-        if timed_out:
-            error = ConversionFailed(
-                f"{name}: conversion took longer than {project.conversion_timeout_s:.0f} s",
-                "raise conversion_timeout_s for the project if the file is just long")
-        else:
-            why = ("the converter was killed (SIGKILL: out of memory, or stopped from "
-                   "outside)" if code == -signal.SIGKILL
-                   else f"the converter crashed (exit code {code})")
-            error = ConversionFailed(f"{name}: {why}",
-                                     "ingest the file again on its own; if it fails again, "
-                                     "it may be damaged or too large for the memory here")
-        return job, error
+        if late:
+            return job, timed_out(name, project.conversion_timeout_s)
+        return job, crashed(name, slot.proc.exitcode)

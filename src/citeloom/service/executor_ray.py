@@ -278,11 +278,10 @@ class RayExecutor(Executor):
                 if now > run.deadline:  # the hard timeout: the actor goes with its document
                     running.pop(ref)
                     self._kill(ray, run.actor)
+                    from ..worker import timed_out
+
                     name = run.job.unit.path.name if run.job.unit.path else run.job.unit.label
-                    yield run.job, ConversionFailed(
-                        f"{name}: conversion took longer than "
-                        f"{project.conversion_timeout_s:.0f} s",
-                        "raise conversion_timeout_s for the project if the file is just long")
+                    yield run.job, timed_out(name, project.conversion_timeout_s)
 
     def _died(self, run: _Running, retry: deque[tuple[Job, int]], exc: Exception
               ) -> Iterator[Outcome]:
