@@ -256,3 +256,34 @@ def test_pool_worker_killed_or_late_fails_only_its_document(make_settings, tmp_p
     assert [f.status for f in report.files] == ["failed", "failed"]
     assert all("took longer than 1 s" in f.error["message"] for f in report.files)
     assert not pools[-1]._slots  # every worker past its deadline was killed
+
+
+def test_server_collection_for_a_bulk_load(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server project at scale: the collection is made with its shards, replicas and
+    on-disk storage, without HNSW while it is filled; optimize() turns indexing on. (The
+    suite has no Qdrant server: qdrant-client's local mode, whose calls are recorded.)"""
+    from qdrant_client import models as m
+
+    from citeloom.index import IndexParams, ModelLock
+    from citeloom.index.server import INDEXING_THRESHOLD, ServerStore
+
+    store = ServerStore(path=str(tmp_path / "qdrant"))
+    made: dict = {}
+    updated: list = []
+    create = store.client.create_collection
+    monkeypatch.setattr(store.client, "create_collection",
+                        lambda name, **kw: (made.update(kw), create(name, **kw))[1])
+    monkeypatch.setattr(store.client, "update_collection",
+                        lambda name, **kw: updated.append(kw))
+    idx = store.open("big", create=True)
+    idx.ensure(ModelLock("test/dense", 3, "Qdrant/bm25", 256),
+               IndexParams(shards=6, replicas=2, on_disk=True, defer_indexing=True))
+    assert (made["shard_number"], made["replication_factor"]) == (6, 2)
+    assert made["on_disk_payload"] and made["vectors_config"]["dense"].on_disk
+    assert made["sparse_vectors_config"]["sparse"].index.on_disk
+    assert made["optimizers_config"].indexing_threshold == 0
+    idx.optimize()
+    assert updated == [{"optimizers_config": m.OptimizersConfigDiff(
+        indexing_threshold=INDEXING_THRESHOLD)}]
+    store.close()

@@ -152,6 +152,11 @@ class ProjectConfig(BaseModel):
     hnsw_m: int = Field(16, ge=4, le=128)
     hnsw_ef_construct: int = Field(100, ge=10, le=1000)
     quantization: Literal["none", "int8"] = "none"
+    # A Qdrant server collection for a large library (docs/CLUSTER.md); Edge ignores them.
+    shards: int = Field(1, ge=1, le=1024)
+    replicas: int = Field(1, ge=1, le=16)
+    on_disk: bool = False
+    defer_indexing: bool = False
     conversion_timeout_s: float = Field(300, gt=0)
     pdf_password: SecretStr | None = None
     # While the daemon runs: ingest files added or changed under `sources`, remove deleted

@@ -54,6 +54,12 @@ class IndexParams:
     hnsw_m: int = 16
     hnsw_ef_construct: int = 100
     quantization: Literal["none", "int8"] = "none"
+    # A Qdrant server's collection at scale (docs/CLUSTER.md); Edge has one shard and
+    # keeps its own files, so it ignores these.
+    shards: int = 1
+    replicas: int = 1
+    on_disk: bool = False  # vectors and payload on disk, memory-mapped
+    defer_indexing: bool = False  # no HNSW while a generation is first filled: optimize()
 
 
 @dataclass

@@ -64,6 +64,9 @@ def _hit(p: Any) -> Hit:
     return Hit(str(p.id), float(getattr(p, "score", 0.0) or 0.0), dict(p.payload or {}))
 
 
+INDEXING_THRESHOLD = 20_000  # KB of vectors before a segment gets HNSW (the default)
+
+
 class ServerIndex(Index):
     """One generation: a collection whose metadata holds the model lock."""
 
@@ -91,13 +94,21 @@ class ServerIndex(Index):
             self.client.delete_collection(self.collection)
         quant = (m.ScalarQuantization(scalar=m.ScalarQuantizationConfig(
             type=m.ScalarType.INT8, quantile=0.99)) if params.quantization == "int8" else None)
+        disk = params.on_disk or None
         self.client.create_collection(
             self.collection,
             vectors_config={"dense": m.VectorParams(size=lock.dense_dim,
-                                                    distance=m.Distance.COSINE)},
-            sparse_vectors_config={"sparse": m.SparseVectorParams(modifier=m.Modifier.IDF)},
-            hnsw_config=m.HnswConfigDiff(m=params.hnsw_m, ef_construct=params.hnsw_ef_construct),
+                                                    distance=m.Distance.COSINE, on_disk=disk)},
+            sparse_vectors_config={"sparse": m.SparseVectorParams(
+                modifier=m.Modifier.IDF, index=m.SparseIndexParams(on_disk=disk))},
+            hnsw_config=m.HnswConfigDiff(m=params.hnsw_m, ef_construct=params.hnsw_ef_construct,
+                                         on_disk=disk),
             quantization_config=quant,
+            shard_number=params.shards, replication_factor=params.replicas,
+            on_disk_payload=disk,
+            # A bulk load builds no HNSW graph while it writes; optimize() turns it on once.
+            optimizers_config=m.OptimizersConfigDiff(indexing_threshold=0)
+            if params.defer_indexing else None,
             # The lock goes in with the collection itself: one request, nothing half-made.
             metadata={"citeloom_lock": lock.to_dict(), "params": params.__dict__},
         )
@@ -114,7 +125,14 @@ class ServerIndex(Index):
         pass  # the client belongs to the store
 
     def optimize(self) -> None:
-        pass  # the server's optimizers run on their own
+        """The server's optimizers run on their own; a generation made with
+        ``defer_indexing`` gets its HNSW indexing turned on (Qdrant's default threshold)."""
+        from qdrant_client import models as m
+
+        meta = self.client.get_collection(self.collection).config.metadata or {}
+        if (meta.get("params") or {}).get("defer_indexing"):
+            self.client.update_collection(self.collection, optimizers_config=m.OptimizersConfigDiff(
+                indexing_threshold=INDEXING_THRESHOLD))
 
     def upsert(self, points: list[PointData]) -> None:
         from qdrant_client import models as m

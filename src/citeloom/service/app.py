@@ -153,7 +153,9 @@ class CiteLoom:
 
     @staticmethod
     def index_params(project: ProjectConfig) -> IndexParams:
-        return IndexParams(project.hnsw_m, project.hnsw_ef_construct, project.quantization)
+        return IndexParams(project.hnsw_m, project.hnsw_ef_construct, project.quantization,
+                           project.shards, project.replicas, project.on_disk,
+                           project.defer_indexing)
 
     def writer(self, name: str) -> threading.RLock:
         """The lock a project's ingest, reindex or restore holds from start to end."""

@@ -95,7 +95,9 @@ class Pipeline:
         for res in finished:
             self._emit(res)
         if any(f.chunks for f in report.files if f.status in ("indexed", "replaced")):
-            if optimize or source.always_optimize:
+            # A server's optimize() is one settings call (turning indexing on after a
+            # bulk load), never a rewrite in this process: always done.
+            if optimize or source.always_optimize or not self.index.exclusive:
                 with self.app._swap:  # a write step too (it rewrites segments)
                     self._optimize()
             else:  # the MCP server optimizes once the project is idle
