@@ -142,6 +142,7 @@ class RayExecutor(Executor):
         self.reserve = self.cluster.actor_memory_mb << 20  # memory Ray holds for an actor
         self.peak_rss_mb: float = 0.0  # the largest actor's, for the benchmark
         self.size = 0  # actors at most, once running
+        self._cls: Any = None  # PrepareActor as a Ray actor class
         self.seconds: dict[str, float] = {}  # actors' time converting, preparing in all
 
     def _size(self, ray: Any) -> int:
@@ -175,9 +176,10 @@ class RayExecutor(Executor):
 
     def _new_actor(self, ray: Any) -> Any:
         cpus = self.cluster.cpus_per_actor
-        cls = ray.remote(num_cpus=cpus, memory=self.reserve,
-                         max_restarts=0, max_task_retries=0)(PrepareActor)
-        actor = cls.remote(str(self.app.settings.models_dir), cpus)
+        if self._cls is None:  # Ray never restarts an actor, nor replays its calls: we do
+            self._cls = ray.remote(num_cpus=cpus, memory=self.reserve,
+                                   max_restarts=0, max_task_retries=0)(PrepareActor)
+        actor = self._cls.remote(str(self.app.settings.models_dir), cpus)
         self.actor_pids[actor] = 0
         return actor
 
