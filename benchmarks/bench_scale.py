@@ -57,14 +57,19 @@ report = app.ingest([Path(p) for p in pdfs], "bench", **scale)
 wall = time.perf_counter() - t0
 app.close()
 ex = made[0]
-children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-worker = getattr(ex, "peak_rss_mb", 0.0) or children  # in process: its conversion worker
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # conversion or pool workers (joined)
+worker = getattr(ex, "peak_rss_mb", 0.0) or kids.ru_maxrss / 1024  # in process: its worker
+# CPU seconds: the driver's, and the workers' (children, or the Ray actors' own count).
+cpu_driver = me.ru_utime + me.ru_stime
+cpu_workers = kids.ru_utime + kids.ru_stime + getattr(ex, "cpu_s", 0.0)
 d = report.to_dict()
 print(json.dumps({"wall_s": wall, "pages": d["pages"], "chunks": d["chunks"],
                   "failed": d["failed"], "executor": d["executor"],
                   "workers": getattr(ex, "workers", None) or getattr(ex, "size", 1),
                   "driver_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "worker_rss_mb": worker, "seconds": getattr(ex, "seconds", {}),
+                  "cpu_driver_s": cpu_driver, "cpu_workers_s": cpu_workers,
                   "load_avg": os.getloadavg()[0]}))
 """
 
@@ -110,10 +115,12 @@ def main() -> None:
         workers = rs[0]["workers"]
         driver = statistics.median(r["driver_rss_mb"] for r in rs)
         worker = statistics.median(r["worker_rss_mb"] for r in rs)
-        conv = statistics.median(r["seconds"].get("convert", 0) for r in rs) if rs[0][
-            "seconds"] else None
-        prep = statistics.median(r["seconds"].get("prepare", 0) for r in rs) if rs[0][
-            "seconds"] else None
+        def med(key: str, rs: list[dict] = rs) -> float | None:
+            vals = [r["seconds"][key] for r in rs if key in r["seconds"]]
+            return round(statistics.median(vals), 1) if vals else None
+
+        cpu_d = statistics.median(r["cpu_driver_s"] for r in rs)
+        cpu_w = statistics.median(r["cpu_workers_s"] for r in rs)
         summary[mode] = {
             "executor": rs[0]["executor"], "workers": workers,
             "wall_s_median": round(wall, 2), "wall_s_runs": [round(r["wall_s"], 2) for r in rs],
@@ -121,8 +128,13 @@ def main() -> None:
             "pages_per_s": round(pages / wall, 2), "chunks_per_s": round(chunks / wall, 2),
             "driver_peak_rss_mb": round(driver), "worker_peak_rss_mb": round(worker),
             "total_peak_rss_mb": round(driver + workers * worker),
-            "worker_convert_s": round(conv, 1) if conv is not None else None,
-            "worker_prepare_s": round(prep, 1) if prep is not None else None,
+            # In the workers, summed over documents (wall and CPU seconds; 0 in process):
+            "worker_convert_s": med("convert_s"), "worker_prepare_s": med("prepare_s"),
+            "worker_convert_cpu_s": med("convert_cpu_s"),
+            "worker_prepare_cpu_s": med("prepare_cpu_s"),
+            # CPU seconds of the whole run (model loading included), and per page:
+            "cpu_driver_s": round(cpu_d, 1), "cpu_workers_s": round(cpu_w, 1),
+            "cpu_s_per_page": round((cpu_d + cpu_w) / pages, 3),
             "load_avg_1min": [round(r["load_avg"], 2) for r in rs],
         }
     result = {
@@ -139,12 +151,12 @@ def main() -> None:
     print(json.dumps({k: v for k, v in result.items() if k != "raw"}, indent=2))
     print(f"\nMeasured {result['date']} on {result['machine']}; {result['corpus']}; median of "
           f"{args.runs}; load average before {load_before}, after {result['load_after']}.\n")
-    print("| mode | executor | wall (s) | pages/s | chunks/s | driver peak RSS | "
-          "worker peak RSS | total peak RSS | load (1 min) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| mode | executor | wall (s) | pages/s | chunks/s | CPU s/page | driver peak RSS "
+          "| worker peak RSS | total peak RSS | load (1 min) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for mode, s in summary.items():
         print(f"| {mode} | {s['executor']} | {s['wall_s_median']} | {s['pages_per_s']} | "
-              f"{s['chunks_per_s']} | {s['driver_peak_rss_mb']} MB | "
+              f"{s['chunks_per_s']} | {s['cpu_s_per_page']} | {s['driver_peak_rss_mb']} MB | "
               f"{s['worker_peak_rss_mb']} MB | {s['total_peak_rss_mb']} MB | "
               f"{', '.join(str(x) for x in s['load_avg_1min'])} |")
 

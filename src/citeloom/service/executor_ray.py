@@ -110,10 +110,14 @@ class PrepareActor:
     def pid(self) -> int:
         return os.getpid()
 
-    def peak_rss_mb(self) -> float:
+    def usage(self) -> tuple[float, float]:
+        """Peak RSS (MB) and CPU seconds of this actor's process so far."""
+        import resource
+
         from .tasks import peak_rss_mb
 
-        return peak_rss_mb()
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        return peak_rss_mb(), ru.ru_utime + ru.ru_stime
 
     def prepare(self, task: Task, project: ProjectConfig) -> Done:
         from .tasks import run_task
@@ -141,6 +145,7 @@ class RayExecutor(Executor):
         self.name = f"ray {address}"
         self.reserve = self.cluster.actor_memory_mb << 20  # memory Ray holds for an actor
         self.peak_rss_mb: float = 0.0  # the largest actor's, for the benchmark
+        self.cpu_s = 0.0  # the actors' CPU seconds (those alive at the end), likewise
         self.size = 0  # actors at most, once running
         self._cls: Any = None  # PrepareActor as a Ray actor class
         self.seconds: dict[str, float] = {}  # actors' time converting, preparing in all
@@ -166,8 +171,9 @@ class RayExecutor(Executor):
         finally:
             actors = list(self.actor_pids)
             try:  # for the benchmark's figures
-                peaks = ray.get([a.peak_rss_mb.remote() for a in actors], timeout=10)
-                self.peak_rss_mb = max([self.peak_rss_mb, *peaks])
+                usage = ray.get([a.usage.remote() for a in actors], timeout=10)
+                self.peak_rss_mb = max([self.peak_rss_mb, *(rss for rss, _ in usage)])
+                self.cpu_s += sum(cpu for _, cpu in usage)
             except Exception as exc:  # noqa: BLE001 - only figures
                 _log.debug("peak RSS of the actors: %s", exc)
             for actor in actors:

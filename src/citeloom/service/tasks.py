@@ -65,6 +65,8 @@ class Done:
     pid: int = 0
     convert_s: float = 0.0  # converting (0 when the cache had it)
     prepare_s: float = 0.0  # the whole task: conversion, restructuring, chunks, vectors
+    convert_cpu_s: float = 0.0  # the same two in CPU seconds (all the worker's threads)
+    prepare_cpu_s: float = 0.0
 
 
 def peak_rss_mb(pid: int | str = "self") -> float:
@@ -99,8 +101,8 @@ def finish(done: Done, job: Job, app: Any, project: ProjectConfig,
     """The outcome of a task on the driver: a new conversion goes into the cache first.
     ``seconds`` adds up the workers' time converting and preparing (for the benchmark)."""
     if seconds is not None:
-        seconds["convert"] = seconds.get("convert", 0.0) + done.convert_s
-        seconds["prepare"] = seconds.get("prepare", 0.0) + done.prepare_s
+        for name in ("convert_s", "prepare_s", "convert_cpu_s", "prepare_cpu_s"):
+            seconds[name] = seconds.get(name, 0.0) + getattr(done, name)
     if done.conversion is not None:
         try:
             app.store_conversion(job.content_hash, project, done.conversion,
@@ -130,7 +132,7 @@ class WorkerSide:
         self._sparse: SparseEmbedder | None = None
         self.task: Task | None = None
         self.conversion: bytes | None = None
-        self.convert_s = 0.0
+        self.convert_s = self.convert_cpu_s = 0.0
 
     def chunker(self, project: ProjectConfig) -> Chunker:
         key = (project.dense_model, project.chunk_max_tokens)
@@ -188,7 +190,7 @@ class WorkerSide:
                 return DoclingDocument.model_validate_json(gzip.decompress(self.task.cached))
             except Exception:  # a damaged cache entry is just re-made (and replaced)
                 pass
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         try:
             doc = convert_file(path, self._converter(project, ocr_languages))
         except UnreadableInput as exc:
@@ -200,15 +202,16 @@ class WorkerSide:
             raise ConversionFailed(f"{path.name}: {message}", _hint(message)) from None
         data = gzip.compress(doc.model_dump_json().encode(), compresslevel=3)
         self.conversion, self.convert_s = data, time.perf_counter() - started
+        self.convert_cpu_s = time.process_time() - cpu
         # Read back as an in-process ingest reads its worker's answer: the same document.
         return DoclingDocument.model_validate_json(gzip.decompress(data))
 
 
 def run_task(task: Task, project: ProjectConfig, side: WorkerSide) -> Done:
     """Prepare one task in a worker; every failure comes back as data."""
-    side.task, side.conversion, side.convert_s = task, None, 0.0
+    side.task, side.conversion, side.convert_s, side.convert_cpu_s = task, None, 0.0, 0.0
     done = Done(task.key, pid=os.getpid())
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     with tempfile.TemporaryDirectory(prefix="citeloom-task-") as tmp:
         path: Path | None = None
         if task.data is not None:  # the file was shipped: the same name, in a folder here
@@ -230,4 +233,5 @@ def run_task(task: Task, project: ProjectConfig, side: WorkerSide) -> Done:
             done.error = as_error(exc).to_dict()
     done.conversion, side.task, side.conversion = side.conversion, None, None
     done.convert_s, done.prepare_s = side.convert_s, time.perf_counter() - started
+    done.convert_cpu_s, done.prepare_cpu_s = side.convert_cpu_s, time.process_time() - cpu
     return done
