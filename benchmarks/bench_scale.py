@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -84,6 +85,7 @@ def run_one(mode: str, mdir: Path, pdfs: list[str]) -> dict:
     data = tempfile.mkdtemp(prefix=f"citeloom-scale-{mode}-")
     out = subprocess.run([sys.executable, "-c", CHILD, data, str(mdir), json.dumps(pdfs),
                           json.dumps(MODES[mode])], capture_output=True, text=True)
+    shutil.rmtree(data, ignore_errors=True)
     if out.returncode:
         raise SystemExit(f"{mode} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -76,7 +76,7 @@ def _same_as(plain, report, points, rows) -> None:  # type: ignore[no-untyped-de
 
 
 def test_default_worker_rule() -> None:
-    # One per two cores, within the memory (1.1 GB a worker, 1.5 GB kept), at least one.
+    # One per two cores, within the memory (1.2 GB a worker, 1.5 GB kept), at least one.
     assert default_workers(cores=2, memory_mb=16_000) == 1
     assert default_workers(cores=16, memory_mb=64_000) == 8
     assert default_workers(cores=16, memory_mb=4_000) == 2

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 #: Peak resident memory of one worker converting a text PDF, models loaded, measured on
 #: the benchmark set (docs/BENCHMARKS.md, "Scale"); the default rule keeps this much free
 #: per worker.
-PEAK_WORKER_MB = 1100
+PEAK_WORKER_MB = 1200
 #: Left for the driver (the writer, its models for reading back, the index) and the rest.
 RESERVED_MB = 1500
 
@@ -63,11 +63,11 @@ def available_memory_mb() -> int:
 
 
 def default_workers(cores: int | None = None, memory_mb: int | None = None) -> int:
-    """Workers when none are asked for: one per two cores (a worker runs its layout model
-    on two threads, and the writer needs a share), and no more than the memory holds at
-    :data:`PEAK_WORKER_MB` each after :data:`RESERVED_MB`; at least one. On two cores
-    that is one: measured there, two workers are no faster than one (docs/BENCHMARKS.md).
-    """
+    """Workers when none are asked for: one per two cores (each runs two threads), and no
+    more than the memory holds at :data:`PEAK_WORKER_MB` each after :data:`RESERVED_MB`;
+    at least one. On two cores that is one, the in-process path: two workers were 7-9 %
+    faster there for 45 % more memory, and the in-process worker stays loaded between a
+    daemon's jobs (docs/DECISIONS.md, docs/BENCHMARKS.md)."""
     cores = available_cores() if cores is None else cores
     memory_mb = available_memory_mb() if memory_mb is None else memory_mb
     by_memory = (memory_mb - RESERVED_MB) // PEAK_WORKER_MB
