@@ -12,9 +12,12 @@ shipped to an actor.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -287,3 +290,30 @@ def test_server_collection_for_a_bulk_load(tmp_path: Path,
     assert updated == [{"optimizers_config": m.OptimizersConfigDiff(
         indexing_threshold=INDEXING_THRESHOLD)}]
     store.close()
+
+
+def _cli(args: list[str], data: Path, models_dir: Path, cwd: Path
+         ) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CITELOOM_CONFIG"}
+    env.update(CITELOOM_DATA_DIR=str(data), CITELOOM_MODELS_DIR=str(models_dir),
+               CITELOOM_DAEMON="off", COLUMNS="1000")
+    return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], capture_output=True,
+                          text=True, env=env, cwd=cwd, timeout=300)
+
+
+@pytest.mark.slow
+def test_cli_workers_option(plain, models_dir: Path, tmp_path: Path) -> None:
+    data = tmp_path / "cli"
+    shutil.copytree(plain[0] / "cache", data / "cache")
+    files = [str(p) for p in PDFS[1:3]]
+    out = _cli(["ingest", *files, "-p", PROJECT, "--workers", "2", "--json"], data,
+               models_dir, tmp_path)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["executor"].startswith("2 worker processes") and summary["indexed"] == 2
+    bad = _cli(["ingest", *files, "-p", PROJECT, "--workers", "2", "--ray", "local"], data,
+               models_dir, tmp_path)
+    assert bad.returncode == 1 and "--workers and --ray both given" in bad.stderr
+    zero = _cli(["ingest", *files, "-p", PROJECT, "--workers", "0"], data, models_dir,
+                tmp_path)
+    assert zero.returncode == 1 and "at least one worker" in zero.stderr
