@@ -317,3 +317,15 @@ def test_cli_workers_option(plain, models_dir: Path, tmp_path: Path) -> None:
     zero = _cli(["ingest", *files, "-p", PROJECT, "--workers", "0"], data, models_dir,
                 tmp_path)
     assert zero.returncode == 1 and "at least one worker" in zero.stderr
+
+
+def test_validate_names_the_executor(make_settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    from citeloom.validate import _executor
+
+    assert "in process" in _executor(make_settings()).detail or default_workers() > 1
+    assert _executor(make_settings(workers=3)).detail.startswith("3 worker(s)")
+    cluster = make_settings(cluster={"address": "ray://head:10001"})
+    assert _executor(cluster).status == "pass"
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
+    check = _executor(cluster)
+    assert check.status == "fail" and "citeloom[ray]" in check.fix

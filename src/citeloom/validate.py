@@ -252,12 +252,37 @@ def _disk(settings: Settings) -> Check:
     return Check("disk space", "pass", f"{where}: {space.human(free)} free")
 
 
+def _executor(settings: Settings) -> Check:
+    """Where an ingest converts: Ray (installed?) or how many local workers, and why."""
+    if settings.cluster.address:
+        try:
+            import ray
+        except ImportError:
+            return Check("ingest executor", "fail", f"[cluster] address = "
+                         f"{settings.cluster.address!r}, but Ray is not installed",
+                         "pip install 'citeloom[ray]' (make setup installs it), or remove "
+                         "[cluster] address")
+        return Check("ingest executor", "pass", f"Ray {ray.__version__} at "
+                     f"{settings.cluster.address!r} (not contacted here; `ray status` "
+                     "shows the cluster)")
+    from .service.executor_pool import available_cores, available_memory_mb, default_workers
+
+    if settings.workers:
+        return Check("ingest executor", "pass", f"{settings.workers} worker(s), "
+                     "[defaults] workers")
+    cores, memory = available_cores(), available_memory_mb()
+    n = default_workers(cores, memory)
+    return Check("ingest executor", "pass", f"{n} worker(s): one per two of {cores} cores, "
+                 f"as {memory} MB available allow" + (" (in process)" if n == 1 else ""))
+
+
 def run_checks(settings: Settings, project: str | None = None) -> list[Check]:
     where = settings.config_path or "defaults (no citeloom.toml found)"
     checks = [Check("config", "pass", f"{where}; data in {settings.data_dir}"),
               _disk(settings)]
     checks += _models(settings)
     checks.append(_tesseract(settings))
+    checks.append(_executor(settings))
     if all(c.status != "fail" for c in checks if c.name != "disk space"):
         checks += _projects(settings, project)
     checks += _zotero(settings)
