@@ -38,6 +38,7 @@ PDFS = [CORPUS / "text" / name for name in (
     "p2md__Flash-Masques-Temperature.pdf",
 )]
 PROJECT = "scale"
+SMALL = {"max_actors": 2}  # a local Ray of two actors, however many cores CI has
 
 
 def _ingest(settings, **scale):  # type: ignore[no-untyped-def]
@@ -111,7 +112,7 @@ def test_every_executor_gives_the_same_chunks(plain, make_settings, tmp_path: Pa
 
     ray_data = tmp_path / "ray"
     shutil.copytree(plain[0] / "cache", ray_data / "cache")  # cached conversions, shipped
-    report, points, rows = _ingest(make_settings(data_dir=ray_data), ray="local")
+    report, points, rows = _ingest(make_settings(data_dir=ray_data, cluster=SMALL), ray="local")
     assert report.executor.startswith("ray local")
     _same_as(plain, report, points, rows)
     import ray
@@ -126,7 +127,7 @@ def test_ray_actor_killed_mid_batch(plain, make_settings, tmp_path: Path,
     actor, every document ends up in the index exactly once, with the same chunks."""
     from citeloom.service.executor_ray import RayExecutor
 
-    app = CiteLoom(make_settings(data_dir=tmp_path / "killed"))
+    app = CiteLoom(make_settings(data_dir=tmp_path / "killed", cluster=SMALL))
     ex = RayExecutor(app, "local")
     monkeypatch.setattr(app, "executor", lambda workers=None, ray=None: ex)
     killed: list[tuple[int, str]] = []
@@ -172,26 +173,28 @@ def test_ray_actor_killed_mid_batch(plain, make_settings, tmp_path: Path,
 
 @pytest.mark.slow
 def test_job_spec_carries_the_executor(plain, make_settings, tmp_path: Path) -> None:
-    """A daemon job (or an in-process MCP server's) runs with the workers its spec names:
-    ``--workers`` reaches the owner of the indexes, not only an in-process CLI."""
+    """A daemon job (or an in-process MCP server's) runs with the executor its spec names:
+    ``--workers`` and ``--ray`` reach the owner of the indexes, not only an in-process CLI
+    (and Ray starts from the job's thread, not the main one)."""
     from citeloom.jobs import JobManager
 
     data = tmp_path / "jobs"
     shutil.copytree(plain[0] / "cache", data / "cache")  # the executor is the point here
-    app = CiteLoom(make_settings(data_dir=data))
+    app = CiteLoom(make_settings(data_dir=data, cluster=SMALL))
+    jobs = []
     try:
         manager = JobManager(app)
-        job = manager.start(PROJECT, "two files", "ingest",
-                            {"paths": [str(p) for p in PDFS[1:3]], "workers": 2})
-        manager.wait(job, 180)
-        while job.finished is None:
-            manager.wait(job, 5)
+        for name, scale in (("pool", {"workers": 2}), ("ray", {"ray": "local"})):
+            jobs.append(manager.start(f"{PROJECT}-{name}", name, "ingest",
+                                      {"paths": [str(p) for p in PDFS[1:3]], **scale}))
+            while jobs[-1].finished is None:
+                manager.wait(jobs[-1], 5)
     finally:
         app.close()
-    assert job.state == "done", job.error
-    assert job.report is not None
-    assert job.report["executor"].startswith("2 worker processes")
-    assert job.report["indexed"] == 2
+    for job, executor in zip(jobs, ("2 worker processes", "ray local"), strict=True):
+        assert job.state == "done", job.error
+        assert job.report is not None and job.report["indexed"] == 2
+        assert job.report["executor"].startswith(executor)
 
 
 def _spy_pools(monkeypatch: pytest.MonkeyPatch) -> list[Pool]:
