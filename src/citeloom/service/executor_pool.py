@@ -118,6 +118,7 @@ class Pool(Executor):
         self.peak_rss_mb: float = 0.0  # the largest worker's, for the benchmark
         self.seconds: dict[str, float] = {}  # workers' time converting, preparing in all
         self._slots: list[_Slot] = []
+        self._more, self._keys = True, 0  # jobs left to take; tasks sent
 
     def _start(self) -> _Slot:
         ctx = mp.get_context("spawn")  # no fork: the driver holds threads and open shards
@@ -153,49 +154,55 @@ class Pool(Executor):
     def run(self, work: Iterable[Job | FileResult], project: ProjectConfig
             ) -> Iterator[Outcome | FileResult]:
         jobs = iter(work)
-        keys: dict[int, Job] = {}
-        more = True
+        self._more, self._keys = True, 0
         try:
             while True:
-                # Give every idle worker a job (starting workers as jobs need them).
-                while more:
-                    slot = next((s for s in self._slots if s.job is None), None)
-                    if slot is not None and not slot.proc.is_alive():  # died while idle
-                        self._stop(slot, kill=True)
-                        slot = None
-                    if slot is None and len(self._slots) >= self.workers:
-                        break
-                    try:
-                        job = next(jobs)  # DISK_FULL raised in planning stops the run
-                    except StopIteration:
-                        more = False
-                        break
-                    if isinstance(job, FileResult):
-                        yield job
-                        continue
-                    key = len(keys)
-                    keys[key] = job
-                    try:
-                        task = to_task(key, job, self.app, project, ship=False)
-                    except OSError as exc:
-                        yield job, ConversionFailed(f"{job.unit.label}: {exc}",
-                                                    "check the file, then ingest again")
-                        continue
-                    yield from self._send(slot or self._start(), task, job, project)
+                yield from self._fill(jobs, project)
                 busy = [s for s in self._slots if s.job is not None]
                 if not busy:
-                    if more:
+                    if self._more:
                         continue
                     return
                 ready = wait([s.conn for s in busy], timeout=0.5)
+                finished: list[Outcome] = []
                 for slot in busy:
                     if slot.conn in ready:
-                        yield from self._receive(slot, project)
+                        finished.extend(self._receive(slot, project))
                     elif not slot.proc.is_alive() or time.monotonic() > slot.deadline:
-                        yield self._lost(slot, project)
+                        finished.append(self._lost(slot, project))
+                # The freed workers start on their next documents before these are written.
+                yield from self._fill(jobs, project)
+                yield from finished
         finally:
             for slot in list(self._slots):
                 self._stop(slot)
+
+    def _fill(self, jobs: Iterator[Job | FileResult], project: ProjectConfig
+              ) -> Iterator[Outcome | FileResult]:
+        """Give every idle worker a job, starting workers as jobs need them (up to N)."""
+        while self._more:
+            slot = next((s for s in self._slots if s.job is None), None)
+            if slot is not None and not slot.proc.is_alive():  # died while idle
+                self._stop(slot, kill=True)
+                slot = None
+            if slot is None and len(self._slots) >= self.workers:
+                return
+            try:
+                job = next(jobs)  # DISK_FULL raised in planning stops the run
+            except StopIteration:
+                self._more = False
+                return
+            if isinstance(job, FileResult):
+                yield job
+                continue
+            self._keys += 1
+            try:
+                task = to_task(self._keys, job, self.app, project, ship=False)
+            except OSError as exc:
+                yield job, ConversionFailed(f"{job.unit.label}: {exc}",
+                                            "check the file, then ingest again")
+                continue
+            yield from self._send(slot or self._start(), task, job, project)
 
     def _send(self, slot: _Slot, task: Task, job: Job, project: ProjectConfig
               ) -> Iterator[Outcome]:

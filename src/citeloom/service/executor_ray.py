@@ -211,8 +211,10 @@ class RayExecutor(Executor):
         deaths_in_a_row = 0
         pid_refs: dict[Any, Any] = {}  # pid() call -> actor
         key = 0
-        while True:
-            # Dispatch: retries first, then new jobs, while an actor is free or can start.
+
+        def fill() -> Iterator[Outcome | FileResult]:
+            """Retries first, then new jobs, while an actor is free or may start."""
+            nonlocal more, key
             while (retry or more) and (idle or len(self.actor_pids) < size):
                 if retry:
                     job, attempt = retry.popleft()
@@ -221,7 +223,7 @@ class RayExecutor(Executor):
                         item = next(jobs)  # DISK_FULL raised in planning stops the run
                     except StopIteration:
                         more = False
-                        break
+                        return
                     if isinstance(item, FileResult):
                         yield item
                         continue
@@ -244,11 +246,15 @@ class RayExecutor(Executor):
                 running[ref] = _Running(job, actor, time.monotonic() + grace
                                         + project.conversion_timeout_s, attempt)
                 self.busy[actor] = job.unit.label
+
+        while True:
+            yield from fill()
             if not running:
                 if more or retry:
                     continue
                 return
             ready, _ = ray.wait(list(running) + list(pid_refs), num_returns=1, timeout=0.5)
+            finished: list[Outcome] = []
             for ref in ready:
                 if ref in pid_refs:
                     actor = pid_refs.pop(ref)
@@ -271,16 +277,17 @@ class RayExecutor(Executor):
                             "check that CiteLoom (with its models: citeloom models "
                             "provision) is installed on every node; see docs/CLUSTER.md"
                         ) from None
-                    yield from self._died(run, retry, exc)
+                    finished.extend(self._died(run, retry, exc))
                     continue
                 except ray.exceptions.RayError as exc:
                     idle.append(run.actor)
-                    yield run.job, InternalError(f"{run.job.unit.label}: {exc}")
+                    finished.append((run.job, InternalError(f"{run.job.unit.label}: {exc}")))
                     continue
                 deaths_in_a_row = 0
                 fresh.discard(run.actor)
                 idle.append(run.actor)
-                yield run.job, finish(done, run.job, self.app, project, self.seconds)
+                finished.append((run.job, finish(done, run.job, self.app, project,
+                                                 self.seconds)))
             now = time.monotonic()
             for ref, run in list(running.items()):
                 if now > run.deadline:  # the hard timeout: the actor goes with its document
@@ -289,7 +296,10 @@ class RayExecutor(Executor):
                     from ..worker import timed_out
 
                     name = run.job.unit.path.name if run.job.unit.path else run.job.unit.label
-                    yield run.job, timed_out(name, project.conversion_timeout_s)
+                    finished.append((run.job, timed_out(name, project.conversion_timeout_s)))
+            # The freed actors start on their next documents before these are written.
+            yield from fill()
+            yield from finished
 
     def _died(self, run: _Running, retry: deque[tuple[Job, int]], exc: Exception
               ) -> Iterator[Outcome]:
