@@ -308,6 +308,7 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     many = None if args.all_projects else names  # None: every project with an index
     project = names[0] if names else None
     skipped: list[dict[str, str]] = []
+    warnings: list[dict[str, str]] = []
     data: Any
     with _service(settings) as app:
         if args.similar_to and across:
@@ -327,7 +328,7 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
                 max_chars=settings.passage_chars)
             result = (app.query_many(many, args.text, **kw) if across
                       else app.query(project, args.text, **kw))
-            hits, skipped = result.hits, result.skipped
+            hits, skipped, warnings = result.hits, result.skipped, result.warnings
             how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
             where = (f"{', '.join(result.projects)} (merged by {result.merge})" if across
                      else result.project)
@@ -341,6 +342,8 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     for s in skipped:
         print(f"skipped {s['project']}: {s['code']}: {s['message']} — {s['hint']}",
               file=sys.stderr)
+    for w in warnings:
+        print(f"warning: {w['code']}: {w['message']} — {w['hint']}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -418,6 +421,8 @@ def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
         for f in report.files:
             if f.error:
                 print(f"  {f.error['code']} {f.path}: {f.error['message']} — {f.error['hint']}")
+        for w in report.warnings:
+            print(f"warning: {w['code']}: {w['message']} — {w['hint']}", file=sys.stderr)
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
 
@@ -454,6 +459,8 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
         print(f"{name:13}{len(info[label])} documents")
         for path in info[label]:
             print(f"  {path}")
+    for w in info.get("warnings", []):
+        print(f"warning: {w['code']}: {w['message']} — {w['hint']}", file=sys.stderr)
     for s in info["sample"]:
         print(f"- {s['title']} {s.get('page_start')}-{s.get('page_end')} "
               f"§ {s.get('section_path')}: {s['chunk_text'][:100]!r}")

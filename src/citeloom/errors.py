@@ -17,6 +17,7 @@
     ├── SnapshotInvalid            SNAPSHOT_INVALID a snapshot archive is damaged or incomplete
     ├── IndexDamaged               INDEX_DAMAGED   a file of the index is unreadable
     ├── CatalogDamaged             CATALOG_DAMAGED the project's catalog.sqlite is unreadable
+    ├── CacheDamaged               CACHE_DAMAGED   a cached conversion is unreadable (a warning)
     ├── DiskFull                   DISK_FULL       not enough free space to write
     └── InternalError              INTERNAL_ERROR  a bug: anything else that went wrong
 
@@ -172,6 +173,15 @@ class CatalogDamaged(CiteLoomError):
 
     code = "CATALOG_DAMAGED"
     hint = repair_hint(None) + " (the catalog is rebuilt from the index)"
+
+
+class CacheDamaged(CiteLoomError):
+    """A conversion-cache entry does not decompress. Never fatal: the file is converted
+    again (ingest, reindex), so it is reported as a warning with this code."""
+
+    code = "CACHE_DAMAGED"
+    hint = ("nothing is lost (the file was converted again); `citeloom repair -p NAME` "
+            "drops any other damaged entries")
 
 
 class DiskFull(CiteLoomError):

@@ -11,16 +11,18 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import json
 import os
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import space
 from ..catalog import Catalog
 from ..config import ProjectConfig, Settings
-from ..errors import CiteLoomError, ConfigError, as_error
+from ..errors import CacheDamaged, CiteLoomError, ConfigError, as_error
 from ..index import (
     BACKENDS,
     Fusion,
@@ -283,17 +285,37 @@ class CiteLoom:
             key += "-pw" + hashlib.sha256(b"citeloom-pdf-password\0" + secret).hexdigest()[:16]
         return self.settings.data_dir / "cache" / "conversions" / f"{key}.json.gz"
 
+    def damaged_cache_entries(self, project: ProjectConfig, hashes: Iterable[str]
+                              ) -> list[Path]:
+        """The cached conversions of these contents that do not decompress as JSON."""
+        bad = []
+        for h in hashes:
+            path = self._cache_path(h, project)
+            if not path.is_file():
+                continue
+            try:
+                json.loads(gzip.decompress(path.read_bytes()))
+            except (OSError, ValueError, EOFError):
+                bad.append(path)
+        return bad
+
     def convert(self, path: Path, project: ProjectConfig, content_hash: str,
-                ocr_languages: list[str] | None = None) -> DoclingDocument:
-        """The converted document, from the cache when this content was converted before."""
+                ocr_languages: list[str] | None = None,
+                warnings: list[dict[str, str]] | None = None) -> DoclingDocument:
+        """The converted document, from the cache when this content was converted before. A
+        damaged cache entry is converted again, and said in ``warnings`` (CACHE_DAMAGED)."""
         from docling_core.types.doc import DoclingDocument
 
         cached = self._cache_path(content_hash, project)
         if cached.is_file():
             try:
                 return DoclingDocument.model_validate_json(gzip.decompress(cached.read_bytes()))
-            except Exception:
-                cached.unlink(missing_ok=True)  # a damaged cache entry is just re-made
+            except Exception as exc:  # a damaged cache entry is re-made, and said
+                cached.unlink(missing_ok=True)
+                if warnings is not None:
+                    warnings.append(CacheDamaged(
+                        f"{path.name}: its cached conversion {cached.name} was unreadable "
+                        f"({type(exc).__name__}); converted again").to_dict())
         # In a worker process, with a deadline.
         data = self.worker(project, ocr_languages).convert(path)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp")

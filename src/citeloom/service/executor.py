@@ -49,6 +49,7 @@ class Prepared:
     title: str
     pages: int
     first_pages: str  # text of pages 1-2, to match a file to a Zotero item
+    warnings: list[dict[str, str]] = field(default_factory=list)  # e.g. CACHE_DAMAGED
 
 
 Outcome = tuple[Job, Prepared | CiteLoomError]
@@ -87,13 +88,15 @@ class InProcess(Executor):
 def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
     """Convert (or take the text of) one unit, chunk it and embed the chunks."""
     unit = job.unit
+    warnings: list[dict[str, str]] = []
     if unit.text is not None:
         doc = text_document(job.doc_id, unit.title, unit.text, headings=unit.headings)
         chunks = res.chunker(project).chunk(doc)
         title, first_pages = unit.title, ""
     else:
         assert unit.path is not None
-        doc = res.convert(unit.path, project, job.content_hash, unit.ocr_languages)
+        doc = res.convert(unit.path, project, job.content_hash, unit.ocr_languages,
+                          warnings=warnings)
         chunks, title, doc = chunk_document(res, doc, unit.path, project)
         first_pages = "\n".join(
             getattr(item, "text", "") for item, _ in doc.iterate_items()
@@ -110,7 +113,7 @@ def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
 
         sparse = [Sparse([], []) for _ in texts]
     pages = doc.num_pages() if unit.text is None else 0
-    return Prepared(chunks, dense, sparse, title, pages, first_pages)
+    return Prepared(chunks, dense, sparse, title, pages, first_pages, warnings)
 
 
 _MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+)$")

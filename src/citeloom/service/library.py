@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..catalog import is_file_source
-from ..errors import CiteLoomError, InvalidInput
+from ..errors import CacheDamaged, CiteLoomError, InvalidInput, repair_hint
 from ..index import Hit, SearchFilter
 from ..payload import Passage, joined_text, passage
 
@@ -53,6 +53,12 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
             st = p.stat()
             if (st.st_size, st.st_mtime_ns) != (rec.size, rec.mtime_ns):
                 stale.append(rec.source_path)
+    warnings = [CacheDamaged(
+        f"{len(bad)} cached conversion(s) of {project.name!r} are unreadable: "
+        + ", ".join(p.name for p in bad[:3]),
+        repair_hint(project.name) + " (it drops them; an ingest re-makes them from the "
+        "files)").to_dict()] if (bad := app.damaged_cache_entries(
+            project, [r.content_hash for r in catalog.all()])) else []
     samples = []
     for h in index.scroll(batch=max(1, sample)) if sample > 0 else ():
         samples.append({"id": h.id, **{k: v for k, v in h.payload.items()
@@ -72,6 +78,7 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
         "stale_documents": stale,
         "missing_documents": missing,
         "sample": samples,
+        "warnings": warnings,
     }
 
 

@@ -260,6 +260,9 @@ class Pipeline:
             result.seconds = round(time.perf_counter() - job.started, 3)
             self._emit(result)
             return
+        for warning in outcome.warnings:  # (a damaged cache entry, converted again)
+            self._report.warnings.append(warning)
+            result.note = result.note or warning["code"]
         meta = self._source.metadata(unit, outcome.first_pages, result)
         if unit.zotero_version is not None:  # in the payload too, for `citeloom repair`
             meta = {**(meta or {}), "zotero_version": unit.zotero_version}

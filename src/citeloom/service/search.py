@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import (
+    CatalogDamaged,
     CiteLoomError,
     EmbeddingMismatch,
     HybridNotSupported,
@@ -38,6 +39,7 @@ class QueryResult:
     projects: list[str] = field(default_factory=list)  # the projects that answered
     skipped: list[dict[str, str]] = field(default_factory=list)  # {project, code, message, hint}
     merge: str | None = None  # across projects: "score" or "rrf" (see :func:`merge`)
+    warnings: list[dict[str, str]] = field(default_factory=list)  # {code, message, hint}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> QueryResult:
@@ -46,14 +48,18 @@ class QueryResult:
                    models=d["models"], hits=[Passage(**h) for h in d["hits"]],
                    timings_ms=d["timings_ms"], correlation_id=d["correlation_id"],
                    projects=d.get("projects") or ([d["project"]] if d["project"] else []),
-                   skipped=d.get("skipped", []), merge=d.get("merge"))
+                   skipped=d.get("skipped", []), merge=d.get("merge"),
+                   warnings=d.get("warnings", []))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"project": self.project, "projects": self.projects, "skipped": self.skipped,
-                "merge": self.merge, "query": self.query, "mode": self.mode,
-                "fusion": self.fusion, "models": self.models,
-                "hits": [hit_json(h) for h in self.hits], "timings_ms": self.timings_ms,
-                "correlation_id": self.correlation_id}
+        out = {"project": self.project, "projects": self.projects, "skipped": self.skipped,
+               "merge": self.merge, "query": self.query, "mode": self.mode,
+               "fusion": self.fusion, "models": self.models,
+               "hits": [hit_json(h) for h in self.hits], "timings_ms": self.timings_ms,
+               "correlation_id": self.correlation_id}
+        if self.warnings:
+            out["warnings"] = self.warnings
+        return out
 
 
 @dataclass
@@ -150,7 +156,21 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
                     "total": _ms(t0, time.perf_counter())},
         correlation_id=uuid.uuid4().hex[:12], projects=[project.name],
+        warnings=catalog_warnings(app, project.name),
     )
+
+
+def catalog_warnings(app: Any, name: str) -> list[dict[str, str]]:
+    """A query answers from the index alone, but a damaged catalog is said with its code
+    (CATALOG_DAMAGED, and the repair), since the project's next ingest would stop on it."""
+    if not (app.settings.index_dir / name / "catalog.sqlite").exists():
+        return []  # (an index written without a catalog: texts)
+    try:
+        app.catalog(name)  # opening reads its schema; it stays open for the next query
+    except CatalogDamaged as exc:
+        return [{**exc.to_dict(), "message": f"project {name!r}: {exc.message} — this answer "
+                 "comes from the index, which is intact"}]
+    return []
 
 
 # -- across projects ------------------------------------------------------------------------
@@ -262,7 +282,8 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
                     "total": _ms(t0, time.perf_counter())},
         correlation_id=uuid.uuid4().hex[:12], projects=[name for name, _, _ in ranked],
-        skipped=skipped, merge=rule)
+        skipped=skipped, merge=rule,
+        warnings=[w for name, _, _ in ranked for w in catalog_warnings(app, name)])
 
 
 def _check_ids(chunk_ids: list[str], negative_ids: list[str], top_k: int) -> None:
