@@ -542,6 +542,14 @@ def _cmd_daemon(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace, settings: Any) -> int:
+    if args.transport == "stdio" and settings.daemon and settings.mcp_prefork:
+        from .daemon import daemon_paths, prefork
+
+        if not prefork.FORKED:  # hand this stdio to the daemon's pre-imported server
+            argv = (["--config", str(args.config)] if args.config else []) + ["serve"]
+            code = prefork.relay(daemon_paths(settings.data_dir).mcp_socket, argv)
+            if code is not None:
+                return code
     from .mcp_server import serve
 
     serve(args.transport, args.host, args.port)

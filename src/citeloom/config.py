@@ -39,6 +39,7 @@ ENV_VARS = (
     "CITELOOM_DAEMON",
     "CITELOOM_MCP_TOKEN",
     "CITELOOM_DAEMON_IDLE_S",
+    "CITELOOM_MCP_PREFORK",
     "QDRANT_URL",
     "QDRANT_API_KEY",
     "ZOTERO_DATA_DIR",
@@ -184,6 +185,9 @@ class Settings(BaseModel):
     mcp_token: SecretStr | None = None
     daemon: bool = True
     daemon_idle_s: float = Field(600, ge=1, le=7 * 86_400)
+    # The daemon keeps the MCP server pre-imported, so `citeloom serve` starts in a fraction
+    # of a second (daemon/prefork.py); off: every server imports its own.
+    mcp_prefork: bool = True
     # SciFact for `citeloom eval scifact` (BEIR layout); looked for beside the config when unset.
     scifact_dir: Path | None = None
 
@@ -316,6 +320,7 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
             daemon=_flag(env.get("CITELOOM_DAEMON"), daemon.get("enabled", True)),
             daemon_idle_s=float(env.get("CITELOOM_DAEMON_IDLE_S")
                                 or daemon.get("idle_exit_s", 600)),
+            mcp_prefork=_flag(env.get("CITELOOM_MCP_PREFORK"), daemon.get("mcp_prefork", True)),
             scifact_dir=Path(env["CITELOOM_SCIFACT_DIR"]).expanduser()
             if env.get("CITELOOM_SCIFACT_DIR") else None,
             **{k: mcp[k] for k in ("answer_token_budget", "passage_chars", "query_timeout_s",

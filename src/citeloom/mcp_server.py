@@ -530,7 +530,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         out = {"ts": round(record.created, 3), "level": record.levelname,
-               "logger": record.name, "msg": record.getMessage()}
+               "logger": record.name, "pid": record.process, "msg": record.getMessage()}
         out.update({k: getattr(record, k) for k in self.FIELDS if hasattr(record, k)})
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)

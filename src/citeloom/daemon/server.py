@@ -266,6 +266,23 @@ class Daemon:
         except Exception:  # noqa: BLE001 - reported when a call needs the model
             log.warning("warm-up failed", exc_info=True)
 
+    def _start_zygote(self) -> Any:
+        """The process ``citeloom serve`` hands its stdio to, for a start-up without the
+        imports (``prefork.py``). Without it, servers start the slow way: not an error."""
+        import subprocess
+        import sys
+
+        if not self.settings.mcp_prefork:
+            return None
+        try:
+            return subprocess.Popen(  # noqa: S603 - our own interpreter and module
+                [sys.executable, "-m", "citeloom.daemon.prefork", str(self.paths.mcp_socket),
+                 str(os.getpid())], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=None)
+        except OSError:
+            log.warning("the MCP zygote did not start", exc_info=True)
+            return None
+
     def serve(self) -> None:
         import uvicorn
 
@@ -283,9 +300,14 @@ class Daemon:
         threading.Thread(target=self._housekeeping, name="housekeeping", daemon=True).start()
         threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
         self._start_watching()
+        zygote = self._start_zygote()
         try:
             self.server.run(sockets=[listener])
         finally:
+            if zygote is not None:
+                zygote.terminate()  # (the MCP servers it forked keep running)
+                with contextlib.suppress(Exception):
+                    zygote.wait(timeout=10)
             if self.watcher is not None:
                 self.watcher.stop()
             with contextlib.suppress(FileNotFoundError):
