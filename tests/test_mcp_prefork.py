@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import signal
+import site
 import stat
 import subprocess
 import sys
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
 
 from citeloom.daemon import daemon_paths
 
@@ -117,6 +120,24 @@ def test_serve_is_forked_from_the_daemon_with_the_clients_settings(
     except Exception:  # noqa: BLE001, S110 - closing a session whose server is gone
         pass
     assert len(_servers(log)) == 2
+
+    # Another interpreter (or CiteLoom version) than the zygote's: it serves by itself.
+    other = lib["root"] / "python-link"
+    other.symlink_to(sys.executable)
+
+    async def other_python() -> int:
+        import citeloom
+
+        path = [str(Path(citeloom.__file__).parents[1]), *site.getsitepackages()]
+        env = {**lib["env"], "PYTHONPATH": os.pathsep.join(path)}
+        transport = StdioTransport(command=str(other), args=["-m", "citeloom.cli", "serve"],
+                                   env=env, cwd=str(lib["root"]))
+        async with Client(transport) as c:
+            await c.call_tool("list_projects", {})
+            return _spawned_serve(log)
+
+    relay = asyncio.run(other_python())
+    assert _servers(log)[-1] == relay
 
 
 def test_without_a_daemon_serve_serves_by_itself(lib: dict[str, Any]) -> None:  # noqa: F811

@@ -56,8 +56,11 @@ def relay(socket_path: Path, argv: list[str]) -> int | None:
     conn.settimeout(2.0)
     try:
         conn.connect(str(socket_path))
-        body = json.dumps({"argv": argv, "env": dict(os.environ),
-                           "cwd": os.getcwd()}).encode()
+        umask = os.umask(0o077)
+        os.umask(umask)
+        body = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(),
+                           "umask": umask, "python": sys.executable,
+                           "version": _version()}).encode()
         sys.stdout.flush()
         socket.send_fds(conn, [_HEADER.pack(len(body)) + body], [0, 1, 2])
     except OSError:
@@ -74,6 +77,8 @@ def relay(socket_path: Path, argv: list[str]) -> int | None:
     finally:
         conn.close()
     if "error" in reply:
+        if reply.get("nothing_taken"):  # refused before forking: nobody reads our stdin
+            return None
         print(f"citeloom serve: {reply['error']}", file=sys.stderr)
         return 1
     return _stand_in(int(reply["pid"]))
@@ -102,6 +107,12 @@ def _stand_in(pid: int) -> int:
             except ProcessLookupError:
                 return 0
             time.sleep(0.2)
+
+
+def _version() -> str:
+    from citeloom import __version__
+
+    return __version__
 
 
 def _read_message(conn: socket.socket) -> bytes:
@@ -176,7 +187,12 @@ def _fork_server(listener: socket.socket, conn: socket.socket) -> None:
             msg += part
         request = json.loads(msg[_HEADER.size:])
         if len(fds) != 3:
-            conn.sendall(_message({"error": "expected stdin, stdout and stderr"}))
+            conn.sendall(_message({"error": "expected stdin, stdout and stderr",
+                                   "nothing_taken": True}))
+            return
+        if (request.get("python"), request.get("version")) != (sys.executable, _version()):
+            # Another interpreter or CiteLoom version spawned it: it serves by itself.
+            conn.sendall(_message({"error": "another CiteLoom", "nothing_taken": True}))
             return
         pid = os.fork()
         if pid == 0:  # the first child: fork the server, and go (init reaps the server)
@@ -216,6 +232,7 @@ def _become_server(listener: socket.socket, conn: socket.socket, request: dict[s
         os.environ.clear()
         os.environ.update(request["env"], **{_FORKED_ENV: "1"})
         os.chdir(request["cwd"])
+        os.umask(int(request.get("umask", 0o022)))
         conn.sendall(_message({"pid": os.getpid()}))
         conn.close()
         this.FORKED = True  # so its `citeloom serve` serves, and never relays again
