@@ -119,6 +119,35 @@ def group_variants() -> dict[str, tuple[float, bool]]:
             for lam in (0.0, 0.1, 0.25, 0.5) for fold in (False, True)}
 
 
+PRF = [(3, 0.3), (3, 0.6), (5, 0.5), (10, 0.5)]
+
+
+def prf_lists(app: CiteLoom, project: str, text: str, depth: int, d: list[Any],
+              s: list[Any]) -> dict[str, tuple[Scored, Scored]]:
+    """Dense pseudo-relevance feedback: the query vector moved toward the top-n chunks of
+    the DBSF ranking (Rocchio, weight b), searched again; the sparse list unchanged."""
+    import numpy as np
+
+    index = app.index(project)
+    cfg = app.settings.project(project, create=True)
+    lock = index.lock() or app.model_lock(cfg)
+    q = np.asarray(app.dense(lock.dense_model).embed_query(text), dtype=np.float32)
+    fused = dbsf([[(h.id, h.score) for h in d], [(h.id, h.score) for h in s]])
+    vecs = index.dense_vectors(fused[:max(n for n, _ in PRF)])
+    out = {}
+    for n, b in PRF:
+        top = [np.asarray(vecs[i], dtype=np.float32) for i in fused[:n] if i in vecs]
+        moved = q + b * np.mean(top, axis=0)
+        moved /= np.linalg.norm(moved)
+        d2 = index.search(dense=moved.tolist(), sparse=None, mode="dense", limit=depth,
+                          flt=SearchFilter(exclude_labels=["reference"]))
+        out[f"dbsf prf n={n} b={b}"] = ([(h.id, h.score) for h in d2],
+                                        [(h.id, h.score) for h in s])
+        for h in d2:
+            d.append(h) if h.id not in {x.id for x in d} else None
+    return out
+
+
 def candidates(app: CiteLoom, project: str, text: str, depth: int
                ) -> tuple[list[Any], list[Any]]:
     cfg = app.settings.project(project, create=True)
@@ -148,6 +177,9 @@ def scifact(data: Path, limit: int | None, depth: int) -> dict[str, dict[str, fl
         for name, (lam, fold) in group_variants().items():
             ranked.setdefault(name, {})[qid] = dedupe(
                 doc[i] for i in grouped(fused, doc, lam, fold))[:10]
+        for name, (dl, sl) in prf_lists(app, "scifact-eval", text, depth, d, s).items():
+            doc.update({h.id: h.payload.get("doc_id", h.id) for h in d})
+            ranked.setdefault(name, {})[qid] = dedupe(doc[i] for i in dbsf([dl, sl]))[:10]
     app.close()
     qids = [q for q in queries if q in ds.qrels]
     return {name: {"ndcg@10": round(statistics.fmean(
@@ -164,12 +196,15 @@ def pdfqa(data: Path, corpus: Path, depth: int) -> dict[str, dict[str, float]]:
         d, s = candidates(app, "pdfqa-eval", q.question, depth)
         hit = {h.id: h for h in [*d, *s]}
         ds_, ss_ = [(h.id, h.score) for h in d], [(h.id, h.score) for h in s]
+        orders = {name: fuse(ds_, ss_) for name, fuse in runs.items()}
         page = {i: f"{h.payload.get('source_path')}#{h.payload.get('page_start')}"
                 for i, h in hit.items()}
         fused = dbsf_scores([ds_, ss_], [1.0, 1.0])
-        orders = {name: fuse(ds_, ss_) for name, fuse in runs.items()}
         for name, (lam, fold) in group_variants().items():
             orders[name] = grouped(fused, page, lam, fold)
+        for name, (dl, sl) in prf_lists(app, "pdfqa-eval", q.question, depth, d, s).items():
+            hit.update({h.id: h for h in d})
+            orders[name] = dbsf([dl, sl])
         for name, order in orders.items():
             top = [hit[i].payload for i in order[:10]]
             ranks.setdefault(name, []).append({
