@@ -380,7 +380,7 @@ def _print_hits(header: str, hits: list[Any], show_project: bool = False,
         if show_project:
             who = f"{h.project}: {who}"
         line = Text(f"\n{h.rank}. ", style="bold")
-        if h.kind != "note":
+        if h.kind != "note" and h.page_start is not None:
             line.append(h.pages, style="cyan").append(" · ")
         line.append(who)
         if h.kind != "passage":
