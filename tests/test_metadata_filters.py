@@ -22,6 +22,7 @@ from citeloom.config import Settings
 from citeloom.errors import InvalidInput
 from citeloom.index import SearchFilter
 from citeloom.payload import external_metadata, heading_key, merge_metadata
+from citeloom.pdfmeta import parse_byline
 from citeloom.service import CiteLoom
 from citeloom.sources.texts import TextDoc
 
@@ -59,6 +60,28 @@ OTHER = ["Sourdough bread rises slowly when the kitchen is cold and the starter 
          "Volcanic soils are fertile because weathered ash releases potassium and phosphorus.",
          "Chess engines evaluate millions of positions per second with alpha-beta search.",
          "Coral reefs bleach when warm water makes the polyps expel their algae."]
+
+
+# First-page lines of the corpus PDFs as Docling reads them, and what they say.
+BYLINES = {
+    "Anna Sundström, 1 Michael Rönnlund, 2 Rolf Adolfsson 3 and Lars-Göran Nilsson 4":
+        ["Sundström, Anna", "Rönnlund, Michael", "Adolfsson, Rolf", "Nilsson, Lars-Göran"],
+    "Ross G. DOUGLAS ∗1 , Rajni K. SHARMA† 1 , Geoffrey MASUYER‡, Lizelle LUBBE ∗ ,":
+        ["Douglas, Ross G.", "Sharma, Rajni K.", "Masuyer, Geoffrey", "Lubbe, Lizelle"],
+    "Nuala E. Tully, Karen M. Morgan, Helen M. Burke, and Hannah M. McGee":
+        ["Tully, Nuala E.", "Morgan, Karen M.", "Burke, Helen M.", "McGee, Hannah M."],
+    "WHITE PAPER": [],
+    "John Kiplinger Valerie Yaw": [],  # one person or two: not known, so nobody
+    "RESEARCH ARTICLE Open Access": [],
+    "JavaScript Code Example": [],
+    "Andrew W. Mellon Foundation Grant 1711-05155 December 19, 2019": [],
+    "* Correspondence: ball.chad@gmail.com 1 Department of Surgery": [],
+}
+
+
+@pytest.mark.parametrize("line", list(BYLINES))
+def test_bylines_of_real_first_pages(line: str) -> None:
+    assert parse_byline(line) == BYLINES[line]
 
 
 @pytest.fixture(scope="module")

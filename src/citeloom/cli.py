@@ -83,12 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--doc-id", action="append", default=[])
     q.add_argument("--tag", action="append", default=[], help="any of these tags")
     q.add_argument("--all-tags", action="append", default=[], help="all of these tags")
-    q.add_argument("--author", action="append", default=[])
+    q.add_argument("--author", action="append", default=[],
+                   help="any of these authors, by family name, any case: 'datta' or "
+                   "'Datta, Indraneel' (repeatable)")
     q.add_argument("--collection", action="append", default=[],
                    help="only papers in any of these Zotero collections (by name)")
-    q.add_argument("--year-from", type=int)
-    q.add_argument("--year-to", type=int)
-    q.add_argument("--section", help="section path prefix, e.g. '2 Methods'")
+    q.add_argument("--year-from", type=int, help="published in or after this year; papers "
+                   "without a known year are left out (the answer says how many)")
+    q.add_argument("--year-to", type=int, help="published in or before this year")
+    q.add_argument("--section", help="passages under a heading, by its words, any case, "
+                   "numbers optional: 'methods' finds '2 Methods' (and its sub-sections)")
     q.add_argument("--exclude-label", action="append", default=[],
                    help="leave out chunks holding this item label (table, formula, ...)")
     q.add_argument("--kind", action="append", default=[],
@@ -99,7 +103,8 @@ def _parser() -> argparse.ArgumentParser:
                    "blue, purple, magenta, orange, gray (repeatable)")
     q.add_argument("--include-references", action="store_true",
                    help="also search reference lists (left out by default)")
-    q.add_argument("--per-doc", action="store_true", help="one best passage per document")
+    q.add_argument("--per-doc", action="store_true", help="one best passage per paper: "
+                   "--top-k papers whenever the project has that many")
     q.add_argument("--similar-to", metavar="CHUNK_ID", action="append", default=[],
                    help="find passages like this chunk instead of searching TEXT")
     q.add_argument("--json", action="store_true", help="print the answer as JSON")

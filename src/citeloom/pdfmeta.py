@@ -33,12 +33,15 @@ NOT_A_PERSON = re.compile(
     r"llc|gmbh|corporation|company|society|association|department|institute|editor\w*|"
     r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
-    r"open|access|correspondence|email)\b", re.IGNORECASE)
+    r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
+    r"working|draft|preprint|technical|front|cover|contents|summary)\b", re.IGNORECASE)
 _MARKERS = r"[\d*†‡§¶#∗⁎]"
 # Affiliation marks after a name: "Agyeman-Duah 1*", "Theurer 2,3", "Ball1*".
 _AFFIL = re.compile(rf"(?<=[^\W\d_.])\s*{_MARKERS}(?:\s*,?\s*{_MARKERS})*"
                     rf"(?=\s*(?:,|and\b|&|$))")
 _NAME_WORD = re.compile(r"^(?:[A-Z][.]?|[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*\.?)$")
+# A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee).
+_CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
 YEAR = r"(1[89]\d\d|20\d\d)"
 _COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)\s*(?:\w+\s+)?{YEAR}\b", re.IGNORECASE)
 _PUBLISHED = re.compile(rf"\b(?:published(?: online)?|accepted)\s*:?\s*(?:\w+\s+){{0,3}}"
@@ -62,6 +65,8 @@ def _person(name: str) -> str | None:
         return None
     if not all(_NAME_WORD.match(w) or w.lower() in PARTICLES for w in words):
         return None
+    if any(_CAMEL.search(w) for w in words):
+        return None  # "JavaScript", "PubTabNet": a product, not a person
     if words[-1].lower() in PARTICLES or len(words[-1].rstrip(".")) < 2:
         return None  # a family name is not an initial
     # Journals that set family names in capitals: "Ross G. DOUGLAS" is Douglas.
@@ -85,6 +90,9 @@ def parse_byline(text: str) -> list[str]:
     names = [_person(p) for p in parts]
     if not names or any(n is None for n in names):
         return []
+    if len(parts) == 1 and len(parts[0].split()) >= 4 and not re.search(
+            r"\b[A-Z]\.?(?:\s|$)", parts[0]):
+        return []  # "John Kiplinger Valerie Yaw": two people on a line, or one? Not known.
     return [n for n in names if n]
 
 
