@@ -55,7 +55,6 @@ _FAMILY = r"([A-Z][^\W\d_]+(?:[-'’][A-Z][^\W\d_]+)?)"
 _CITATION = re.compile(rf"\b{_FAMILY}\s+et al\.?;?\s+[A-Z][^\n©()]{{0,80}}?\b{YEAR}\s*,"
                        rf"\s*\d+\s*:\s*\d+|cite this article:?\s+{_FAMILY}\s+et al\.?,?\s*"
                        rf"\({YEAR}\)")
-DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 
 
 def _person(name: str) -> str | None:
@@ -167,11 +166,13 @@ def _year(text: str, info: dict[str, str]) -> tuple[int | None, str | None]:
 
 
 def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
+    from .zotero.base import find_dois  # the DOI rules Zotero matching uses (normalised)
+
     for value, source in ((info.get("Subject", "") + " " + info.get("Keywords", ""),
                            PDF_METADATA), (text, PDF_TEXT)):
-        m = DOI.search(value)
-        if m:
-            return m.group(1).rstrip(".,;)]"), source
+        found = find_dois(value)
+        if found:
+            return found[0], source
     return None, None
 
 
