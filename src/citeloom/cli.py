@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,12 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--doc-id", action="append", default=[])
     q.add_argument("--tag", action="append", default=[], help="any of these tags")
     q.add_argument("--all-tags", action="append", default=[], help="all of these tags")
-    q.add_argument("--author", action="append", default=[])
+    q.add_argument("--author", action="append", default=[],
+                   help="any of these authors, by family name, any case: 'datta' or "
+                   "'Datta, Indraneel' (repeatable)")
     q.add_argument("--collection", action="append", default=[],
                    help="only papers in any of these Zotero collections (by name)")
-    q.add_argument("--year-from", type=int)
-    q.add_argument("--year-to", type=int)
-    q.add_argument("--section", help="section path prefix, e.g. '2 Methods'")
+    q.add_argument("--year-from", type=int, help="published in or after this year; papers "
+                   "without a known year are left out (the answer says how many)")
+    q.add_argument("--year-to", type=int, help="published in or before this year")
+    q.add_argument("--section", help="passages under a heading, by its words, any case, "
+                   "numbers optional: 'methods' finds '2 Methods' (and its sub-sections)")
     q.add_argument("--exclude-label", action="append", default=[],
                    help="leave out chunks holding this item label (table, formula, ...)")
     q.add_argument("--kind", action="append", default=[],
@@ -98,7 +103,8 @@ def _parser() -> argparse.ArgumentParser:
                    "blue, purple, magenta, orange, gray (repeatable)")
     q.add_argument("--include-references", action="store_true",
                    help="also search reference lists (left out by default)")
-    q.add_argument("--per-doc", action="store_true", help="one best passage per document")
+    q.add_argument("--per-doc", action="store_true", help="one best passage per paper: "
+                   "--top-k papers whenever the project has that many")
     q.add_argument("--similar-to", metavar="CHUNK_ID", action="append", default=[],
                    help="find passages like this chunk instead of searching TEXT")
     q.add_argument("--json", action="store_true", help="print the answer as JSON")
@@ -196,6 +202,7 @@ def _cmd_models(args: argparse.Namespace, settings: Any) -> int:
 
 def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     from rich.console import Console
+    from rich.markup import escape  # file names and titles are the user's text, not markup
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
@@ -216,10 +223,10 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
             elif result is not None:
                 mark = {"indexed": "✓", "replaced": "↻", "skipped": "=", "failed": "✗",
                         "removed": "−"}[result.status]
-                bar.console.print(f"{mark} {Path(result.path).name}: {result.status}"
+                bar.console.print(escape(f"{mark} {Path(result.path).name}: {result.status}"
                                   + (f" ({result.chunks} chunks, {result.seconds:.1f}s)"
                                      if result.status != "failed" else
-                                     f" — {result.error['message']}"))
+                                     f" — {result.error['message']}")))
                 bar.advance(task)
 
         if args.zotero_collection:
@@ -242,16 +249,16 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
             f"{summary['pages']} pages converted in {summary['seconds']:.1f}s")
         for f in report.files:
             if f.error:
-                console.print(f"  [red]{f.error['code']}[/] {f.path}: {f.error['message']}"
-                              f" — {f.error['hint']}")
+                console.print(f"  [red]{f.error['code']}[/] " + escape(
+                    f"{f.path}: {f.error['message']} — {f.error['hint']}"))
             elif f.note.startswith("MetadataMissing"):
-                console.print(f"  [yellow]{Path(f.path).name}[/]: {f.note}")
+                console.print(f"  [yellow]{escape(Path(f.path).name)}[/]: {escape(f.note)}")
         for w in report.warnings:
-            console.print(f"  [yellow]{w['code']}[/]: {w['message']} — {w['hint']}")
+            console.print(f"  [yellow]{w['code']}[/]: " + escape(f"{w['message']} — {w['hint']}"))
         if report.items_without_pdf:
             console.print(f"  {len(report.items_without_pdf)} Zotero items have no PDF:")
             for it in report.items_without_pdf:
-                console.print(f"    {it['citekey'] or it['zotero_key']}: {it['title']}")
+                console.print(escape(f"    {it['citekey'] or it['zotero_key']}: {it['title']}"))
         console.print(f"  audit log: {report.audit_log}")
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
@@ -288,6 +295,7 @@ def _filter(args: argparse.Namespace) -> Any:
 
 
 def _summary_table(console: Any, report: Any) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"{report.project}: {report.outcome}", show_lines=False)
@@ -295,8 +303,8 @@ def _summary_table(console: Any, report: Any) -> None:
         table.add_column(col)
     for r in report.files:
         note = r.error["code"] if r.error else r.note  # details follow, one line each
-        table.add_row(Path(r.path).name, r.status, str(r.chunks), str(r.pages),
-                      f"{r.seconds:.1f}", note[:80])
+        table.add_row(escape(Path(r.path).name), r.status, str(r.chunks), str(r.pages),
+                      f"{r.seconds:.1f}", escape(note[:80]))
     console.print(table)
 
 
@@ -338,7 +346,8 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     if args.json:
         _print_json(data)
         return EXIT_OK
-    _print_hits(header, hits, show_project=across)
+    _print_hits(header, hits, show_project=across,
+                answer=None if args.similar_to else result.to_dict())
     for s in skipped:
         print(f"skipped {s['project']}: {s['code']}: {s['message']} — {s['hint']}",
               file=sys.stderr)
@@ -347,29 +356,58 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     return EXIT_OK
 
 
-def _print_hits(header: str, hits: list[Any], show_project: bool = False) -> None:
+def _plain_console() -> Any:
+    """A console that prints the user's text as it is: no markup, emoji codes or
+    highlighting read into it (``[sic]`` stays), and no hard line breaks (the terminal
+    wraps, so a copied quote is the document's text)."""
     from rich.console import Console
 
-    console = Console()
-    console.print(f"[dim]{header}[/]")
+    return Console(markup=False, emoji=False, highlight=False, soft_wrap=True)
+
+
+def _print_hits(header: str, hits: list[Any], show_project: bool = False,
+                answer: dict[str, Any] | None = None) -> None:
+    """Each hit: page, author · year and score first, then the title, the section, the
+    passage on one line (exactly its text), the chunk id and link. ``answer`` (a query's)
+    adds what the score means, and why there are no hits or which documents a filter
+    left out."""
+    from rich.text import Text
+
+    console = _plain_console()
+    console.print(Text(header, style="dim"))
+    if answer is not None:
+        console.print(Text(f"score: {answer['score']}", style="dim"))
+        for key, n in (answer.get("excluded") or {}).items():
+            console.print(Text(f"note: {n} document{'' if n == 1 else 's'} without {key} "
+                               "cannot match this filter", style="yellow"))
+        if not hits and answer.get("reason"):
+            why = answer["reason"]
+            console.print(Text(f"no hits: {why['message']} — {why['hint']}", style="yellow"))
     for h in hits:
-        who = h.citekey or Path(h.source_path).name
+        who = " · ".join(x for x in (h.byline, h.citekey) if x) or Path(h.source_path).name
         if show_project:
             who = f"{h.project}: {who}"
-        what = "" if h.kind == "passage" else f" [magenta]{h.annotation_type or h.kind}" + (
-            f" {h.color}" if h.color else "") + "[/]"
-        pages = "" if h.kind == "note" else f" [cyan]{h.pages}[/]"
-        console.print(f"\n[bold]{h.rank}. {h.title}[/]{pages}{what} [dim]{who} · "
-                      f"score {h.score:.4f}[/]")
+        line = Text(f"\n{h.rank}. ", style="bold")
+        if h.kind != "note" and h.page_start is not None:
+            line.append(h.pages, style="cyan").append(" · ")
+        line.append(who)
+        if h.kind != "passage":
+            line.append(f" · {h.annotation_type or h.kind}" + (f" {h.color}" if h.color
+                                                                else ""), style="magenta")
+        line.append(f" · score {h.score:.4f}", style="dim")
+        console.print(line)
+        if h.title:
+            console.print(Text("   " + h.title, style="bold"))
         if h.section_path:
-            console.print(f"   [green]§ {h.section_path}[/]")
-        console.print("   " + h.text.replace("\n", " "), highlight=False)
-        console.print(f"   [dim]chunk {h.chunk_id}[/]"
-                      + (f"[dim] · {h.zotero_link}[/]" if h.zotero_link else ""))
+            console.print(Text(f"   § {h.section_path}", style="green"))
+        # One line: a paragraph break becomes a space, nothing else in the text changes.
+        console.print(Text("   " + re.sub(r"\s*\n\s*", " ", h.text.strip())))
+        console.print(Text(f"   chunk {h.chunk_id}"
+                           + (f" · {h.zotero_link}" if h.zotero_link else ""), style="dim"))
 
 
 def _cmd_annotations(args: argparse.Namespace, settings: Any) -> int:
-    from rich.console import Console
+    from rich.text import Text
 
     from .payload import hit_json
 
@@ -379,20 +417,22 @@ def _cmd_annotations(args: argparse.Namespace, settings: Any) -> int:
     if args.json:
         _print_json([hit_json(h) for h in hits])
         return EXIT_OK
-    console = Console()
+    console = _plain_console()
     if not hits:
         console.print(f"no annotations or notes of {args.citekey} in this project")
     for h in hits:
         if h.kind == "note":
-            console.print("[magenta]note[/]")
+            console.print(Text("note", style="magenta"))
         else:
             printed = (f" (printed {h.page_label})" if h.page_label
                        and h.page_label != str(h.page_start) else "")
-            console.print(f"[cyan]{h.pages}{printed}[/] [magenta]{h.annotation_type}"
-                          + (f" {h.color}" if h.color else "") + "[/]"
-                          + (f" [green]§ {h.section_path}[/]" if h.section_path else ""))
-        console.print("   " + h.text.replace("\n", "\n   "), highlight=False)
-        console.print(f"   [dim]{h.zotero_link}[/]")
+            line = Text(f"{h.pages}{printed}", style="cyan").append(
+                f" {h.annotation_type}" + (f" {h.color}" if h.color else ""), style="magenta")
+            if h.section_path:
+                line.append(f" § {h.section_path}", style="green")
+            console.print(line)
+        console.print(Text("   " + h.text.replace("\n", "\n   ")))
+        console.print(Text(f"   {h.zotero_link}", style="dim"))
     return EXIT_OK
 
 

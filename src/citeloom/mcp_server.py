@@ -50,6 +50,12 @@ with more passages like it. The user's own Zotero highlights, comments and notes
 too (kind "annotation" or "note"; filter with kinds and colors); list_annotations gives one
 item's in page order. Call list_projects first to see which projects exist. Ingesting
 is a job: ingest_from_source returns a job id; follow it with ingest_status."""
+INSTRUCTIONS += """ An answer without hits says why in "reason" (the project is empty, the
+filters left everything out, or nothing matched); "excluded" counts papers a filter could
+not match because they lack its field (no known year, say): do not conclude the library
+has no such papers. Hits carry "byline" (author · year) and "metadata_source" (where each
+of title, authors, year and DOI came from: zotero, or the PDF itself); "score" says what
+the scores mean in this mode."""
 
 
 class Filters(BaseModel):
@@ -59,14 +65,22 @@ class Filters(BaseModel):
 
     citekeys: list[str] = Field(default_factory=list, description="only these citekeys")
     doc_ids: list[str] = Field(default_factory=list, description="only these documents")
-    year_from: int | None = Field(None, description="published in or after this year")
-    year_to: int | None = Field(None, description="published in or before this year")
+    year_from: int | None = Field(None, description="published in or after this year, "
+                                  "e.g. 2010; papers without a known year are left out "
+                                  "(the answer's excluded counts them)")
+    year_to: int | None = Field(None, description="published in or before this year, e.g. "
+                                "2020 (not before year_from: that is INVALID_INPUT)")
     tags_any: list[str] = Field(default_factory=list, description="has any of these tags")
     tags_all: list[str] = Field(default_factory=list, description="has all of these tags")
-    authors: list[str] = Field(default_factory=list, description="'Last, First' as stored")
+    authors: list[str] = Field(default_factory=list, description="any of these authors, "
+                               "by family name, any case: ['datta'], ['Datta, Indraneel'] "
+                               "and ['Indraneel Datta'] find the same paper")
     collections: list[str] = Field(default_factory=list,
                                    description="in any of these Zotero collections (names)")
-    section_prefix: str | None = Field(None, description="e.g. '2 Methods'")
+    section_prefix: str | None = Field(None, description="passages under a heading, by its "
+                                       "words, any case, numbers optional: 'methods' finds "
+                                       "'2 Methods' and '2 Methods > 2.1 Data'; 'Methods > "
+                                       "Data' a sub-section")
     exclude_labels: list[str] = Field(
         default_factory=list, description="leave out chunks with these item labels "
         "(table, formula, picture, list_item, caption)")
@@ -77,7 +91,8 @@ class Filters(BaseModel):
                               description="only annotations of these colours ('#ffd400', "
                               "or yellow, red, green, blue, purple, magenta, orange, gray)")
     include_references: bool = Field(False, description="also search reference lists")
-    one_per_document: bool = Field(False, description="best passage per paper only")
+    one_per_document: bool = Field(False, description="best passage per paper only: top_k "
+                                   "papers whenever the project has that many")
 
     def to_search(self) -> SearchFilter:
         return SearchFilter(

@@ -85,6 +85,8 @@ def _dialect() -> FilterDialect:
         between=lambda key, lo, hi: q.FieldCondition(key=key, range=q.RangeFloat(gte=lo, lte=hi)),
         has_id=lambda ids: q.HasIdCondition(set(ids)),
         combine=lambda must, must_not: q.Filter(must=must, must_not=must_not),
+        either=lambda conditions: q.Filter(should=conditions),
+        is_empty=lambda key: q.IsEmptyCondition(key=key),
     )
 
 

@@ -57,6 +57,8 @@ def _dialect() -> FilterDialect:
         between=lambda key, lo, hi: m.FieldCondition(key=key, range=m.Range(gte=lo, lte=hi)),
         has_id=lambda ids: m.HasIdCondition(has_id=ids),
         combine=lambda must, must_not: m.Filter(must=must, must_not=must_not),
+        either=lambda conditions: m.Filter(should=conditions),
+        is_empty=lambda key: m.IsEmptyCondition(is_empty=m.PayloadField(key=key)),
     )
 
 
