@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -586,10 +587,12 @@ def _cmd_serve(args: argparse.Namespace, settings: Any) -> int:
         from .daemon import daemon_paths, prefork
 
         if not prefork.FORKED:  # hand this stdio to the daemon's pre-imported server
-            argv = (["--config", str(args.config)] if args.config else []) + ["serve"]
-            code = prefork.relay(daemon_paths(settings.data_dir).mcp_socket, argv)
+            code = prefork.relay(daemon_paths(settings.data_dir).mcp_socket,
+                                 str(args.config) if args.config else None)
             if code is not None:
                 return code
+    if args.config:  # the server reads its settings from $CITELOOM_CONFIG
+        os.environ["CITELOOM_CONFIG"] = str(args.config)
     from .mcp_server import serve
 
     serve(args.transport, args.host, args.port)

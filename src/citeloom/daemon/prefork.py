@@ -47,7 +47,7 @@ def _peer_is_owner(conn: socket.socket) -> bool:
 
 
 # -- the spawned `citeloom serve`: hand over, then stand in ---------------------------------
-def relay(socket_path: Path, argv: list[str]) -> int | None:
+def relay(socket_path: Path, config: str | None = None) -> int | None:
     """Hand this process's stdio to the zygote at ``socket_path`` and wait for the server it
     forks. None when no zygote answers (nothing was handed over: serve here instead)."""
     if os.environ.get(_FORKED_ENV):
@@ -58,7 +58,7 @@ def relay(socket_path: Path, argv: list[str]) -> int | None:
         conn.connect(str(socket_path))
         umask = os.umask(0o077)
         os.umask(umask)
-        body = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(),
+        body = json.dumps({"config": config, "env": dict(os.environ), "cwd": os.getcwd(),
                            "umask": umask, "python": sys.executable,
                            "version": _version()}).encode()
         sys.stdout.flush()
@@ -133,7 +133,6 @@ def _recv_exact(conn: socket.socket, n: int) -> bytes:
 # -- the zygote -------------------------------------------------------------------------------
 def _preload() -> None:
     """Import what a server's start and first answers need (not models: the daemon has them)."""
-    import citeloom.cli  # noqa: F401
     import citeloom.config  # noqa: F401
     import citeloom.daemon.client  # noqa: F401
     import citeloom.mcp_server  # noqa: F401
@@ -217,7 +216,7 @@ def _message(data: dict[str, Any]) -> bytes:
 def _become_server(listener: socket.socket, conn: socket.socket, request: dict[str, Any],
                    fds: list[int]) -> None:
     """In the forked process: take the spawned process's stdio, environment and directory,
-    and run ``citeloom serve`` as it would have."""
+    and serve MCP on stdio as the spawned ``citeloom serve`` would have."""
     import citeloom.daemon.prefork as this  # (not ``__main__``: the module cli.py reads)
 
     code = 1
@@ -235,11 +234,14 @@ def _become_server(listener: socket.socket, conn: socket.socket, request: dict[s
         os.umask(int(request.get("umask", 0o022)))
         conn.sendall(_message({"pid": os.getpid()}))
         conn.close()
-        this.FORKED = True  # so its `citeloom serve` serves, and never relays again
-        from citeloom.cli import main
+        this.FORKED = True  # so it serves, and never relays again
+        if request.get("config"):  # (`serve --config`: the server reads $CITELOOM_CONFIG)
+            os.environ["CITELOOM_CONFIG"] = request["config"]
+        sys.argv = ["citeloom", "serve"]
+        from citeloom.mcp_server import serve
 
-        sys.argv = ["citeloom", *request["argv"]]
-        code = main(request["argv"])
+        serve("stdio")
+        code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except BaseException:  # noqa: BLE001 - on the client's stderr, then out
