@@ -38,6 +38,7 @@ from ..payload import hit_json
 from . import DaemonPaths, daemon_paths
 
 log = logging.getLogger("citeloom.daemon")
+ZYGOTE_AFTER_S = 5.0  # the MCP zygote starts this long after the daemon (prefork.py)
 
 
 def _filter(data: dict[str, Any] | None) -> SearchFilter | None:
@@ -103,6 +104,7 @@ class Daemon:
         self.started = time.time()
         self.server: Any = None
         self.watcher: Any = None
+        self.zygote: Any = None
 
     # -- HTTP ----------------------------------------------------------------------------
     def asgi(self) -> Any:
@@ -266,22 +268,21 @@ class Daemon:
         except Exception:  # noqa: BLE001 - reported when a call needs the model
             log.warning("warm-up failed", exc_info=True)
 
-    def _start_zygote(self) -> Any:
+    def _start_zygote(self) -> None:
         """The process ``citeloom serve`` hands its stdio to, for a start-up without the
         imports (``prefork.py``). Without it, servers start the slow way: not an error."""
         import subprocess
         import sys
 
-        if not self.settings.mcp_prefork:
-            return None
+        if not self.settings.mcp_prefork or self.server is None or self.server.should_exit:
+            return
         try:
-            return subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            self.zygote = subprocess.Popen(  # noqa: S603 - our own interpreter and module
                 [sys.executable, "-m", "citeloom.daemon.prefork", str(self.paths.mcp_socket),
                  str(os.getpid())], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=None)
         except OSError:
             log.warning("the MCP zygote did not start", exc_info=True)
-            return None
 
     def serve(self) -> None:
         import uvicorn
@@ -300,14 +301,19 @@ class Daemon:
         threading.Thread(target=self._housekeeping, name="housekeeping", daemon=True).start()
         threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
         self._start_watching()
-        zygote = self._start_zygote()
+        # The zygote's imports would compete with the first answers and the warm-up of a
+        # daemon just started (the cold start of a Claude window): it starts a little later.
+        later = threading.Timer(ZYGOTE_AFTER_S, self._start_zygote)
+        later.daemon = True
+        later.start()
         try:
             self.server.run(sockets=[listener])
         finally:
-            if zygote is not None:
-                zygote.terminate()  # (the MCP servers it forked keep running)
+            later.cancel()
+            if self.zygote is not None:
+                self.zygote.terminate()  # (the MCP servers it forked keep running)
                 with contextlib.suppress(Exception):
-                    zygote.wait(timeout=10)
+                    self.zygote.wait(timeout=10)
             if self.watcher is not None:
                 self.watcher.stop()
             with contextlib.suppress(FileNotFoundError):
