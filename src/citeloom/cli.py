@@ -7,13 +7,14 @@ Exit codes scripts can trust: 0 done, 1 error (message says what to do), 2 usage
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from . import cli_library
+from .cli_library import print_json as _print_json
+from .cli_library import service as _service
 from .errors import CiteLoomError, InvalidInput, as_error
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL, EXIT_FAILED = 0, 1, 2, 3, 4
@@ -140,6 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     from .evaluate import add_eval_parser
 
     add_eval_parser(sub)
+    cli_library.add_parsers(sub)
 
     pr = sub.add_parser("projects", help="list projects and their indexes")
     pr.add_argument("--json", action="store_true")
@@ -158,10 +160,6 @@ def _parser() -> argparse.ArgumentParser:
                     help="replace an existing project (swapped in atomically)")
     rs.add_argument("--json", action="store_true")
     return p
-
-
-def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 def _cmd_models(args: argparse.Namespace, settings: Any) -> int:
@@ -254,26 +252,6 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                 console.print(f"    {it['citekey'] or it['zotero_key']}: {it['title']}")
         console.print(f"  audit log: {report.audit_log}")
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
-
-
-@contextlib.contextmanager
-def _service(settings: Any) -> Iterator[Any]:
-    """The service, closed after the command: the library daemon's (started if none runs),
-    or with ``[daemon] enabled = false`` one in this process, which waits (with a message)
-    for an index another process has open (an in-process MCP server lets go of it after
-    ``release_idle_s`` without queries)."""
-    if settings.daemon:
-        from .daemon.client import RemoteCiteLoom
-
-        app: Any = RemoteCiteLoom(settings, started_by="cli")
-    else:
-        from .service import CiteLoom
-
-        app = CiteLoom(settings, index_wait_s=settings.release_idle_s + 10, started_by="cli")
-    try:
-        yield app
-    finally:
-        app.close()
 
 
 def _filter(args: argparse.Namespace) -> Any:
@@ -591,7 +569,9 @@ def main(argv: list[str] | None = None) -> int:
                    "daemon": _cmd_daemon, "snapshot": _cmd_snapshot, "restore": _cmd_restore,
                    "annotations": _cmd_annotations,
                    "cite": _cmd_cite, "eval": _cmd_eval,
-                   "validate": _cmd_validate, "repair": _cmd_repair}[args.command]
+                   "validate": _cmd_validate, "repair": _cmd_repair,
+                   "papers": cli_library.cmd_papers, "remove": cli_library.cmd_remove,
+                   }[args.command]
         return handler(args, settings)
     except CiteLoomError as exc:
         print(f"error: {exc}", file=sys.stderr)
