@@ -214,6 +214,23 @@ class Settings(BaseModel):
         return self.data_dir / "indexes"
 
 
+def default_models_dir() -> Path:
+    """Where ``citeloom models provision`` puts the models when no setting names a folder:
+    the user data dir's ``models``, which does not move with ``CITELOOM_DATA_DIR``."""
+    return Path(platformdirs.user_data_dir("citeloom")) / "models"
+
+
+def provisioned_models_dir(data_dir: Path) -> Path:
+    """The models folder when neither ``CITELOOM_MODELS_DIR`` nor ``[paths] models_dir``
+    names one: ``<data_dir>/models`` if models were provisioned there (a self-contained data
+    dir, or one set before provisioning), else the default location — so that pointing
+    ``CITELOOM_DATA_DIR`` elsewhere after setup never loses the models."""
+    from .models import MANIFEST
+
+    own = data_dir / "models"
+    return own if (own / MANIFEST).is_file() else default_models_dir()
+
+
 def _flag(text: str | None, default: bool) -> bool:
     if text is None or not text.strip():
         return default
@@ -288,7 +305,7 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
     data_dir = resolve(env.get("CITELOOM_DATA_DIR") or paths.get("data_dir"),
                        Path(platformdirs.user_data_dir("citeloom")))
     models_dir = resolve(env.get("CITELOOM_MODELS_DIR") or paths.get("models_dir"),
-                         data_dir / "models")
+                         provisioned_models_dir(data_dir))
 
     projects: dict[str, ProjectConfig] = {}
     try:

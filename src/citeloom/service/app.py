@@ -370,7 +370,10 @@ class CiteLoom:
             started_by: str | None = None) -> IngestReport:
         """Ingest ``source`` into a project (created on first write). ``started_by`` names
         the caller in the audit log (default: the service's)."""
+        from ..models import require
+
         project = self.settings.project(project_name, create=True)
+        require(self.settings.models_dir)  # once, not as a conversion failure per file
         with self.writer(project.name):
             new = self._is_new(project)
             index = self.index(project.name, create=True)
