@@ -488,7 +488,7 @@ def _cmd_daemon(args: argparse.Namespace, settings: Any) -> int:
 
     if args.action == "run":
         from .daemon.server import run_daemon
-        from .mcp_server import setup_logging
+        from .logs import setup_logging
 
         setup_logging(settings.log_file)
         return run_daemon(settings)

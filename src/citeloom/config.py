@@ -21,7 +21,7 @@ from typing import Any, Literal
 import platformdirs
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
-from .errors import ConfigError, InvalidProject
+from .errors import ConfigError, InvalidInput, InvalidProject, did_you_mean
 
 DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
@@ -212,6 +212,24 @@ class Settings(BaseModel):
     @property
     def index_dir(self) -> Path:
         return self.data_dir / "indexes"
+
+
+def parse_zotero_source(source: str) -> dict[str, Any]:
+    """``zotero:collection/Name[?subcollections]`` or ``zotero:library``; with
+    ``?noannotations`` (or ``&noannotations``) the items' annotations and notes are left
+    out."""
+    rest = source.removeprefix("zotero:")
+    rest, _, query = rest.partition("?")
+    annotations = "noannotations" not in query
+    if rest == "library":
+        return {"collection": None, "include_subcollections": True,
+                "annotations": annotations}
+    if rest.startswith("collection/") and rest.removeprefix("collection/").strip():
+        return {"collection": rest.removeprefix("collection/").strip(),
+                "include_subcollections": "subcollections" in query,
+                "annotations": annotations}
+    raise InvalidInput(f"cannot read Zotero source {source!r}",
+                       "use 'zotero:collection/NAME_OR_KEY' or 'zotero:library'")
 
 
 def default_models_dir() -> Path:

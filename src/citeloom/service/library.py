@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..catalog import is_file_source
-from ..errors import CiteLoomError, InvalidInput
+from ..errors import CiteLoomError, InvalidInput, from_dict
 from ..index import Hit, SearchFilter
 from ..payload import Passage, joined_text, passage
 
@@ -124,11 +124,12 @@ def cite(app: Any, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bi
         translator = "Better BibTeX" if fmt == "bibtex" else "Better CSL JSON"
         return bbt.export(citekeys, translator)
     found: dict[str, Any] = {}
+    unread: CiteLoomError | None = None  # the library named but not readable
     if app.settings.zotero.configured:
         try:
             found = {i.citekey: i for i in app.zotero_reader().items() if i.citekey}
-        except CiteLoomError:
-            found = {}
+        except CiteLoomError as exc:
+            unread = exc
     missing = [k for k in citekeys if k not in found]
     if missing and project_name:
         index = app.index(app.settings.project(project_name, create=True).name)
@@ -143,9 +144,19 @@ def cite(app: Any, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bi
                                         title=p.get("title") or "", creators=creators,
                                         year=p.get("year"), doi=p.get("doi"), citekey=key)
     still = [k for k in citekeys if k not in found]
+    if still and unread is not None:  # say why they were not found, not that they are wrong
+        raise from_dict({"code": unread.code,
+                         "message": f"cannot look up {', '.join(still)}: {unread.message}",
+                         "hint": unread.hint + ("" if project_name else
+                                                " (or name the project that holds them: "
+                                                "its stored metadata is used)")})
     if still:
-        raise InvalidInput(f"unknown citekey(s): {', '.join(still)}",
-                           "check the keys, or name the project that holds them (-p)")
+        where = ("" if app.settings.zotero.configured else
+                 "; no Zotero library is configured (ZOTERO_DATA_DIR, ZOTERO_LOCAL or "
+                 "ZOTERO_LIBRARY_ID, see docs/ZOTERO.md)")
+        raise InvalidInput(f"unknown citekey(s): {', '.join(still)}{where}",
+                           "check the keys (`citeloom papers -p NAME` lists a project's), or "
+                           "name the project that holds them (-p)")
     items = [found[k] for k in citekeys]
     if fmt == "bibtex":
         return to_bibtex(items)
