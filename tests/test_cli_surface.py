@@ -183,3 +183,21 @@ def test_ingest_project_sources_with_a_zotero_collection_one_line_per_file(
     papers_listed = app.list_papers("thesis")
     app.close()
     assert sum(1 for p in papers_listed if p["citekey"]) == 2 and len(papers_listed) == 3
+
+
+def test_readme_commands_table_and_zotero_section() -> None:
+    from .conftest import ROOT
+    from .test_readme_claude import readme_config
+
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("More commands:", 1)[1].split("\n\n", 2)[1]
+    names = [path.split()[1] for path, _ in commands(_parser()) if path.count(" ") == 1]
+    missing = [n for n in names if f"`citeloom {n}" not in table]
+    assert not missing, f"README's commands table lacks {missing}"
+    for option in ("--zotero-collection", "--prune", "--similar-to", "--format"):
+        assert option in table, option
+    zotero = readme.split("\n## Zotero\n", 1)[1].split("\n## ", 1)[0]
+    for promised in ("ZOTERO_DATA_DIR", "ZOTERO_LOCAL", "ZOTERO_LIBRARY_ID", "Better BibTeX",
+                     "citeloom cite", "zotero:collection/", "[projects.", "list_papers"):
+        assert promised in zotero, promised
+    assert any(k.startswith("ZOTERO_") for k in readme_config()["env"])
