@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,11 @@ PDF = "docling__2305.03393v1-pg9.pdf"  # one page: converts in seconds
 
 
 class Cli:
-    def __init__(self, root: Path, models: Path) -> None:
+    def __init__(self, root: Path, models: Path, daemon: str = "off") -> None:
         self.root, self.data = root, root / "data"
         self.env = {**os.environ, "CITELOOM_DATA_DIR": str(self.data),
                     "CITELOOM_MODELS_DIR": str(models), "CITELOOM_CONFIG": "",
-                    "CITELOOM_DAEMON": "off", "COLUMNS": "300"}
+                    "CITELOOM_DAEMON": daemon, "COLUMNS": "300"}
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], env=self.env,
@@ -41,18 +42,20 @@ class Cli:
         return {p["project"] for p in self.json("projects")}
 
 
-@pytest.fixture
-def cli(tmp_path: Path, models_dir: Path) -> Cli:
+@pytest.fixture(params=["off"])
+def cli(request: pytest.FixtureRequest, tmp_path: Path, models_dir: Path) -> Iterator[Cli]:
     papers = tmp_path / "papers"
     papers.mkdir()
     shutil.copy(FIXTURE_PDFS / PDF, papers / "table.pdf")
     shutil.copy(FIXTURE_PDFS / PDF, papers / "copy.pdf")
     (papers / "copy.pdf").write_bytes((papers / "copy.pdf").read_bytes() + b"\n%extra\n")
     (tmp_path / "broken.pdf").write_text("not a pdf at all")
-    c = Cli(tmp_path, models_dir)
+    c = Cli(tmp_path, models_dir, request.param)
     done = c("ingest", str(papers), "-p", "demo")
     assert done.returncode == 0, done.stderr
-    return c
+    yield c
+    if request.param == "on":
+        c("daemon", "stop")
 
 
 def test_typo_suggests_and_leaves_nothing(cli: Cli) -> None:
@@ -74,6 +77,7 @@ def test_typo_suggests_and_leaves_nothing(cli: Cli) -> None:
     assert cli.projects() == {"demo"}
 
 
+@pytest.mark.parametrize("cli", ["off", "on"], indirect=True)  # in process, and the daemon's
 def test_remove_documents_then_the_project(cli: Cli) -> None:
     papers = cli.json("papers", "-p", "demo")["papers"]
     assert len(papers) == 2 and all(p["chunks"] > 0 and p["title"] for p in papers)
