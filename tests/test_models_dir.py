@@ -54,7 +54,7 @@ def test_data_dir_moved_after_setup_keeps_the_models(tmp_path: Path) -> None:
     done = run(env, tmp_path, "ingest", str(FIXTURE_PDFS), "-p", "nomodels")
     assert done.returncode == 1
     assert done.stderr.count("MODELS_MISSING") == 1, done.stderr
-    assert "CONVERSION_FAILED" not in done.stderr and "not provisioned" in done.stderr
+    assert "CONVERSION_FAILED" not in done.stderr and "no models provisioned under" in done.stderr
     assert not (tmp_path / "elsewhere" / "indexes" / "nomodels").exists()
 
 

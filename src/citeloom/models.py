@@ -228,8 +228,7 @@ def require(models_dir: Path) -> None:
     """Raise ``ModelsMissing`` unless every provisioned file is present (sizes only: fast)."""
     arts = read_manifest(models_dir)
     if not arts:
-        raise ModelsMissing(f"the models are not provisioned here: nothing under "
-                            f"{models_dir}", MISSING_HINT)
+        raise ModelsMissing(f"no models provisioned under {models_dir}", MISSING_HINT)
     for art in arts:
         p = Path(art.path)
         if not p.is_file() or p.stat().st_size != art.bytes:
