@@ -152,6 +152,10 @@ def test_zotero_source_in_config(tmp_path: Path) -> None:
     assert project.sources == [tmp_path / "papers"]
     assert project.zotero_sources == ["zotero:collection/Thesis?subcollections",
                                       "zotero:library"]
+    # A watching daemon re-syncs them (as ingest_zotero arguments).
+    assert project.zotero_syncs() == [
+        {"collection": "Thesis", "include_subcollections": True, "annotations": True},
+        {"collection": None, "include_subcollections": True, "annotations": True}]
 
 
 @pytest.mark.slow

@@ -634,6 +634,9 @@ def main(argv: list[str] | None = None) -> int:
             from .validate import config_check
 
             failed = config_check(args.config)
+            if failed is not None and args.json:
+                _print_json([failed.__dict__])
+                return EXIT_ERROR
             if failed is not None:
                 print(f"FAIL  config: {failed.detail}\n      fix: {failed.fix}")
                 return EXIT_ERROR

@@ -146,6 +146,13 @@ class ProjectConfig(BaseModel):
     # and "zotero:library" entries of `sources` (the same form MCP's ingest_from_source takes).
     zotero_sources: list[str] = Field(default_factory=list)
 
+    def zotero_syncs(self) -> list[dict[str, Any]]:
+        """What a watching daemon re-syncs when the library changes: ``zotero_collections``
+        and the Zotero sources, as ``ingest_zotero`` arguments (collection None: the
+        whole library)."""
+        return [*({"collection": c} for c in self.zotero_collections),
+                *map(parse_zotero_source, self.zotero_sources)]
+
     @field_validator("zotero_sources")
     @classmethod
     def _valid_zotero(cls, value: list[str]) -> list[str]:
