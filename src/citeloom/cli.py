@@ -603,12 +603,11 @@ def _cmd_repair(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _report_error(args: Any, exc: CiteLoomError) -> None:
-    """An error on stderr, or under ``--json`` as ``{"error": {code, message, hint}}`` on
+    """An error on stderr; under ``--json`` also as ``{"error": {code, message, hint}}`` on
     stdout, where a script reads the answer."""
     if getattr(args, "json", False):
         _print_json({"error": exc.to_dict()})
-    else:
-        print(f"error: {exc}", file=sys.stderr)
+    print(f"error: {exc}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
