@@ -38,6 +38,7 @@ from .errors import (
 )
 from .index import SearchFilter
 from .logs import setup_logging
+from .mcp_auth import BearerToken, is_loopback
 from .payload import hit_json, normalize_color, window
 
 log = logging.getLogger("citeloom.mcp")
@@ -240,6 +241,13 @@ def _settings(cid: str) -> Settings:
         raise _fail(exc, cid) from None
 
 
+def _tokens(answer: dict[str, Any]) -> int:
+    import tiktoken
+
+    return len(tiktoken.get_encoding("cl100k_base").encode(
+        json.dumps(answer, ensure_ascii=False)))
+
+
 def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
     """Trim an answer to ``budget`` tokens (cl100k): shorten passages, then drop the
     lowest-ranked hits; mark it ``truncated`` when anything was cut."""
@@ -433,11 +441,17 @@ async def list_papers(project: ProjectName,
     if offset < 0 or not 1 <= limit <= 200:
         raise _fail(InvalidInput(f"offset {offset}, limit {limit}: out of range",
                                  "offset 0 or more, limit 1-200"), cid)
+    s = _settings(cid)
     papers = await _call(cid, lambda: state.app.list_papers(project))
     page = papers[offset:offset + limit]
-    return {"project": project, "total": len(papers), "offset": offset, "papers": page,
-            "next_offset": offset + len(page) if offset + len(page) < len(papers) else None,
-            "correlation_id": cid}
+    answer = {"project": project, "total": len(papers), "offset": offset, "papers": page,
+              "truncated": False, "correlation_id": cid}
+    size = _tokens(answer)
+    if size > s.answer_token_budget and len(page) > 1:  # fewer papers, the rest next page
+        answer["papers"] = page = page[:max(1, len(page) * s.answer_token_budget // size)]
+        answer["truncated"] = True
+    answer["next_offset"] = offset + len(page) if offset + len(page) < len(papers) else None
+    return answer
 
 
 @mcp.tool
@@ -616,35 +630,6 @@ def _release_idle() -> None:
             log.warning("releasing idle indexes failed", exc_info=True)
 
 
-class _BearerToken:
-    """A TokenVerifier (fastmcp) accepting one shared secret, compared in constant time."""
-
-    @staticmethod
-    def make(token: str) -> Any:
-        import hmac
-
-        from fastmcp.server.auth import AccessToken, TokenVerifier
-
-        class Verifier(TokenVerifier):
-            async def verify_token(self, presented: str) -> AccessToken | None:
-                if hmac.compare_digest(presented.encode(), token.encode()):
-                    return AccessToken(token=presented, client_id="citeloom", scopes=[])
-                return None
-
-        return Verifier()
-
-
-def is_loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
     """Serve MCP on stdio (Claude Desktop), or on HTTP when asked. Beyond loopback, HTTP
     needs a bearer token (``CITELOOM_MCP_TOKEN``): the tools read the user's library."""
@@ -660,7 +645,7 @@ def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -
                               "set CITELOOM_MCP_TOKEN to a long random secret (clients send "
                               "it as 'Authorization: Bearer ...'), or bind to 127.0.0.1")
         if token:
-            mcp.auth = _BearerToken.make(token)
+            mcp.auth = BearerToken.make(token)
         mcp.run(transport="streamable-http", host=host, port=port, show_banner=False)
     # Job threads are not daemons: the process stays until running ingests finish.
     log.info("server stopped; waiting for running jobs")
