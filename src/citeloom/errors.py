@@ -33,6 +33,8 @@ its own error format: an unexpected exception is wrapped with :func:`as_error`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class CiteLoomError(Exception):
     """Base class: every error carries a code and a hint saying what to do next."""
@@ -227,6 +229,14 @@ def _declared(cls: type[CiteLoomError]) -> dict[str, str]:
 
 #: Every error code a user can see, with its default hint.
 CODES: dict[str, str] = _declared(CiteLoomError)
+
+
+def did_you_mean(word: str, choices: Iterable[object]) -> str | None:
+    """The choice closest to ``word`` (a typo of it), or None."""
+    import difflib
+
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def from_dict(data: dict[str, str]) -> CiteLoomError:

@@ -209,6 +209,17 @@ class RemoteCiteLoom:
     def repair(self, project_name: str | None) -> dict[str, Any]:
         return self._call("repair", project=self._name(project_name))
 
+    def list_papers(self, project_name: str | None) -> list[dict[str, Any]]:
+        return self._call("list_papers", project=self._name(project_name))
+
+    def remove_documents(self, project_name: str | None, refs: list[str]) -> dict[str, Any]:
+        # A path is resolved here, where the user typed it (the daemon's cwd differs).
+        return self._call("remove_documents", project=self._name(project_name), refs=[
+            str(Path(r).expanduser().absolute()) if os.sep in r else r for r in refs])
+
+    def delete_project(self, name: str) -> dict[str, Any]:
+        return self._call("delete_project", project=self._name(name))
+
     def _name(self, project_name: str | None) -> str:
         return self.settings.project(project_name, create=True).name
 

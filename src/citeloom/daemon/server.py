@@ -5,7 +5,8 @@ wait for jobs), the folder and Zotero watchers, and an idle timer.
     GET  /health                      pid, data dir, version
     POST /call/<operation>            query, similar, query_many, similar_many,
                                       list_projects, inspect, cite, list_annotations,
-                                      check_writable, optimize, snapshot, restore, repair
+                                      check_writable, optimize, snapshot, restore, repair,
+                                      list_papers, remove_documents, delete_project
                                       (JSON arguments)
     POST /jobs                        start an ingest, Zotero or reindex job
     GET  /jobs[?project=]             the jobs
@@ -77,6 +78,9 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "restore": lambda a: app.restore(Path(a["archive"]), a["project"],
                                          force=a.get("force", False)),
         "repair": lambda a: app.repair(a["project"]),
+        "list_papers": lambda a: app.list_papers(a["project"]),
+        "remove_documents": lambda a: app.remove_documents(a["project"], a["refs"]),
+        "delete_project": lambda a: app.delete_project(a["project"]),
     }
 
 
@@ -97,9 +101,8 @@ class Daemon:
             {**p, "jobs": self._active(p["project"])} for p in self.app.list_projects()]
         self.ops["inspect"] = lambda a: {**self.app.inspect(a["project"], a.get("sample", 3)),
                                          "jobs": self._active(a["project"])}
-        self.ops["repair"] = lambda a: _raise(IndexUnavailable(
-            f"a job is writing to project {a['project']!r}", "repair it once the job is "
-            "done")) if self._active(a["project"]) else self.app.repair(a["project"])
+        for op in ("repair", "delete_project", "remove_documents"):  # not under a job
+            self.ops[op] = self._not_while_writing(self.ops[op])
         self.last_call = time.monotonic()
         self.started = time.time()
         self.server: Any = None
@@ -171,6 +174,18 @@ class Daemon:
             Route("/jobs", start_job, methods=["POST"]), Route("/jobs", list_jobs),
             Route("/jobs/{job}", get_job), Route("/jobs/{job}/cancel", cancel_job,
                                                  methods=["POST"])])
+
+    def _not_while_writing(self, op: Callable[[dict[str, Any]], Any]
+                           ) -> Callable[[dict[str, Any]], Any]:
+        """``op`` refused while a job writes to the project (repair, remove)."""
+        def guarded(a: dict[str, Any]) -> Any:
+            if self._active(a["project"]):
+                raise IndexUnavailable(f"a job is writing to project {a['project']!r}",
+                                       "run this again once the job is done "
+                                       "(`citeloom projects` shows it)")
+            return op(a)
+
+        return guarded
 
     def _active(self, project: str) -> list[dict[str, Any]]:
         return [j.to_dict() for j in self.jobs.active() if j.project == project]
