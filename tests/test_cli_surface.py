@@ -50,7 +50,7 @@ def test_every_option_has_help_and_its_default() -> None:
         if path != "citeloom":  # --config after the command, on every command
             assert "--config" in parser.format_help(), path
     query = " ".join(dict(walked)["citeloom query"].format_help().split())
-    for promised in ("(default: hybrid)", "(default: rrf)", "(default: 5)"):
+    for promised in ("(default: hybrid)", "(default: dbsf)", "(default: 5)"):
         assert promised in query
 
 

@@ -111,7 +111,7 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
             answer = (await c.call_tool("query_hybrid", {
                 "project": "lib", "top_k": 3,
                 "text": "How often did retrievable vena cava filters migrate?"})).data
-            assert answer["mode"] == "hybrid" and answer["fusion"] == "rrf"
+            assert answer["mode"] == "hybrid" and answer["fusion"] == "dbsf"
             assert answer["models"]["dense"].endswith("all-MiniLM-L6-v2")
             assert answer["correlation_id"] and answer["timings_ms"]["total"] > 0
             assert answer["truncated"] is False and len(answer["hits"]) == 3

@@ -126,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--mode", choices=["hybrid", "dense", "sparse"], default="hybrid",
                    help="hybrid: meaning and exact terms, fused (best in our evaluations); "
                    "dense: meaning only; sparse: BM25 keywords only (identifiers, acronyms)")
-    q.add_argument("--fusion", choices=["rrf", "dbsf"], default="rrf",
+    q.add_argument("--fusion", choices=["rrf", "dbsf"], default="dbsf",
                    help="how hybrid fuses its two rankings: reciprocal rank, or "
                    "distribution-based score fusion")
     q.add_argument("--top-k", "-k", type=int, default=5, help="number of passages")

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import CiteLoomError, IndexUnavailable, from_dict
-from ..index import SearchFilter
+from ..index import DEFAULT_FUSION, SearchFilter
 from ..payload import Passage
 from ..report import FileResult, IngestReport
 from . import DaemonPaths, daemon_paths
@@ -136,7 +136,7 @@ class RemoteCiteLoom:
 
     # -- queries and the library ----------------------------------------------------------
     def query(self, project_name: str | None, text: str, *, mode: str = "hybrid",
-              top_k: int = 10, fusion: str = "rrf", flt: SearchFilter | None = None,
+              top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
               group_by_doc: bool = False, include_references: bool = False,
               max_chars: int = 600) -> Any:
         from ..service.search import QueryResult
@@ -155,7 +155,7 @@ class RemoteCiteLoom:
         return [Passage(**h) for h in hits]
 
     def query_many(self, projects: list[str] | None, text: str, *, mode: str = "hybrid",
-                   top_k: int = 10, fusion: str = "rrf", flt: SearchFilter | None = None,
+                   top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
                    group_by_doc: bool = False, include_references: bool = False,
                    max_chars: int = 600) -> Any:
         from ..service.search import QueryResult

@@ -34,7 +34,7 @@ from typing import Any
 from .. import __version__
 from ..config import Settings
 from ..errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
-from ..index import SearchFilter
+from ..index import DEFAULT_FUSION, SearchFilter
 from ..payload import hit_json
 from . import DaemonPaths, daemon_paths
 
@@ -51,7 +51,7 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
     return {
         "query": lambda a: app.query(
             a["project"], a["text"], mode=a.get("mode", "hybrid"), top_k=a.get("top_k", 10),
-            fusion=a.get("fusion", "rrf"), flt=_filter(a.get("flt")),
+            fusion=a.get("fusion", DEFAULT_FUSION), flt=_filter(a.get("flt")),
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
             max_chars=a.get("max_chars", 600)).to_dict(),
@@ -67,7 +67,8 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "optimize": lambda a: app.optimize(a["project"]),
         "query_many": lambda a: app.query_many(
             a.get("projects"), a["text"], mode=a.get("mode", "hybrid"),
-            top_k=a.get("top_k", 10), fusion=a.get("fusion", "rrf"), flt=_filter(a.get("flt")),
+            top_k=a.get("top_k", 10), fusion=a.get("fusion", DEFAULT_FUSION),
+            flt=_filter(a.get("flt")),
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
             max_chars=a.get("max_chars", 600)).to_dict(),

@@ -33,6 +33,9 @@ from ..payload import (  # noqa: F401 (payload.py owns the *_FIELDS)
 
 Mode = Literal["dense", "sparse", "hybrid"]
 Fusion = Literal["rrf", "dbsf"]
+#: The hybrid fusion a query uses unless told: DBSF measured better than RRF on SciFact
+#: train and on the PDF question dev set (docs/EVALUATION.md, "Ranking levers").
+DEFAULT_FUSION: Fusion = "dbsf"
 
 
 @dataclass(frozen=True)
@@ -182,7 +185,7 @@ class Index(ABC):
 
     @abstractmethod
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
-               limit: int, flt: SearchFilter | None = None, fusion: Fusion = "rrf",
+               limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,
                rrf_k: int = 60, prefetch: int = 100) -> list[Hit]: ...
 
     @abstractmethod

@@ -21,6 +21,7 @@ from urllib.parse import quote
 from ..embed import Sparse
 from ..errors import ConfigError, IndexUnavailable, InvalidInput, InvalidProject, SnapshotInvalid
 from .base import (
+    DEFAULT_FUSION,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     TEXT_FIELDS,
@@ -145,7 +146,7 @@ class ServerIndex(Index):
         return self.client.count(self.collection, count_filter=flt, exact=True).count
 
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
-               limit: int, flt: SearchFilter | None = None, fusion: Fusion = "rrf",
+               limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,
                rrf_k: int = 60, prefetch: int = 100) -> list[Hit]:
         from qdrant_client import models as m
 

@@ -32,6 +32,7 @@ from ..errors import (
 )
 from ..index import (
     BACKENDS,
+    DEFAULT_FUSION,
     Fusion,
     Index,
     IndexParams,
@@ -561,7 +562,7 @@ class CiteLoom:
 
     # -- queries and the library ----------------------------------------------------------
     def query(self, project_name: str | None, text: str, *, mode: Mode = "hybrid",
-              top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+              top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
               group_by_doc: bool = False, include_references: bool = False,
               max_chars: int = 600) -> QueryResult:
         return search.query(self, project_name, text, mode=mode, top_k=top_k, fusion=fusion,
@@ -575,7 +576,8 @@ class CiteLoom:
                               max_chars)
 
     def query_many(self, projects: list[str] | None, text: str, *, mode: Mode = "hybrid",
-                   top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+                   top_k: int = 10, fusion: Fusion = DEFAULT_FUSION,
+                   flt: SearchFilter | None = None,
                    group_by_doc: bool = False, include_references: bool = False,
                    max_chars: int = 600) -> QueryResult:
         """One question across ``projects`` (None: every project with an index)."""

@@ -20,7 +20,7 @@ from ..errors import (
     InvalidProject,
     from_dict,
 )
-from ..index import Fusion, Hit, Mode, ModelLock, SearchFilter
+from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
 from ..payload import Passage, hit_json, passage
 
 RRF_K = 60  # rank fusion across projects, as Qdrant's RRF within one
@@ -29,8 +29,8 @@ SCORES = {
     "dense": "cosine similarity of meaning, -1 to 1 (about 0.3 and up is related)",
     "sparse": "BM25 term score, 0 and up; it grows with matched rare words and depends on "
               "the project, so compare it only within one answer",
-    "hybrid": "rank fusion of meaning and terms: RRF sums 1/(60+rank) of each ranking "
-              "(at most about 0.033), DBSF sums normalised scores (0 to 2)",
+    "hybrid": "fusion of meaning and terms: DBSF (the default) sums each ranking's "
+              "normalised scores (0 to 2); RRF sums 1/(60+rank) (at most about 0.033)",
     "rrf": "rank fusion across projects: 1/(60+rank in its project)",
 }
 # Filter fields a document may simply lack (a PDF without a year on its first page).
@@ -159,7 +159,7 @@ def _ms(a: float, b: float) -> float:
 
 
 def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid",
-          top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+          top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
           group_by_doc: bool = False, include_references: bool = False,
           max_chars: int = 600) -> QueryResult:
     """Search a project. A chunk longer than ``max_chars`` shows the part that best matches
@@ -267,7 +267,7 @@ def _models(locks: list[ModelLock]) -> dict[str, str]:
 
 
 def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hybrid",
-               top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+               top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
                group_by_doc: bool = False, include_references: bool = False,
                max_chars: int = 600) -> QueryResult:
     """Search several projects (None: all with an index) with the same question and
