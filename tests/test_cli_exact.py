@@ -55,7 +55,7 @@ def test_cli_prints_titles_and_passages_exactly(tmp_path: Path, models_dir: Path
     assert "\x1b[" not in out.stdout  # not a terminal: no colour codes in the text
     hit = next(line for line in lines if line.startswith("1. "))
     assert hit.startswith("1. adherence [draft].html · score ")  # no page, no author known
-    assert any(line.startswith("score: rank fusion") for line in lines)  # what it means
+    assert any(line.startswith("score: fusion of meaning") for line in lines)  # its meaning
 
     # --json has the same text: what the plain output shows is the stored passage.
     data = json.loads(cli(tmp_path, models_dir, "query", "tablets adherence dry season",
