@@ -176,7 +176,7 @@ def kill_loop(work: Path, models_dir: Path, pool: list[Path], *, kills: int = 10
                          capture_output=True, text=True, timeout=900)
     result = {"kills": sum(r["killed"] for r in runs), "runs": runs,
               "loop_seconds": round(loop_s, 1), "final_exit": final.returncode,
-              "final_stderr": final.stderr[-2000:] if final.returncode else "",
+              "final_stderr": (final.stdout + final.stderr)[-2000:] if final.returncode else "",
               "ref_exit": ref.returncode, "files": sorted(folder.slots)}
     if final.returncode == 0 and ref.returncode == 0:
         result["compare"] = compare(state(data, models_dir, "k"),

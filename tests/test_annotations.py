@@ -257,7 +257,7 @@ def test_cli_and_mcp_filters_and_listing(indexed: dict, monkeypatch: pytest.Monk
     assert [h["zotero_key"] for h in hits] == ["HLREDP2A"] and hits[0]["kind"] == "annotation"
     assert main(["annotations", item.citekey, "-p", "z", "--kind", "annotation",
                  "--json"]) == 0
-    assert [h["zotero_key"] for h in json.loads(capsys.readouterr().out)] == [
+    assert [h["zotero_key"] for h in json.loads(capsys.readouterr().out)["hits"]] == [
         "STCKY4NT", "UNDRLN3B", "HLREDP2A", "IMAGE5TB"]
     assert main(["annotations", item.citekey, "-p", "z"]) == 0
     shown = capsys.readouterr().out

@@ -198,7 +198,8 @@ def test_daemon_killed_mid_job_is_replaced_and_nothing_is_lost(lib: dict[str, An
     assert pid and _alive(pid)
     os.kill(pid, signal.SIGKILL)
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode != 0 and "re-run" in err  # it says what to do
+    assert proc.returncode != 0, err
+    assert "re-run" in json.loads(out)["error"]["hint"]  # it says what to do (--json: JSON)
     assert not audit.exists() or True
 
     again = cli(lib, "ingest", str(lib["batch"]), "-p", "k", "--json")  # a new daemon

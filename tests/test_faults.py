@@ -131,8 +131,14 @@ def test_damaged_catalog_is_named_and_rebuilt_from_the_index(world: World) -> No
     before = world.state()
     (world.project / "catalog.sqlite").write_bytes(os.urandom(8192))
     assert_coded(world, "CATALOG_DAMAGED", ["ingest", "inspect", "validate"])
-    answered = world.command("query")  # a query never reads the catalog: it answers
+    # A query answers from the index (intact), and says what is wrong with its code and fix.
+    answered = world.command("query")
     assert answered.returncode == 0 and "Traceback" not in answered.stderr
+    assert "CATALOG_DAMAGED" in answered.stderr and "citeloom repair -p p" in answered.stderr
+    assert re.search(r"· [1-9]\d* hits?", answered.stdout), answered.stdout
+    as_json = world.cli(*COMMANDS["query"], "--json")
+    data = json.loads(as_json.stdout)
+    assert data["hits"] and [w["code"] for w in data["warnings"]] == ["CATALOG_DAMAGED"]
     report = repaired(world)
     assert any("catalog" in line for line in report["done"])
     assert world.state() == before
@@ -206,15 +212,24 @@ def test_damaged_cache_entry_is_remade_and_dropped_by_repair(world: World) -> No
     assert len(entries) == 2
     entry = entries[0]
     entry.write_bytes(entry.read_bytes()[:500])  # a torn entry
-    for name in ("ingest", "query", "inspect"):  # nothing needs it: all work as before
+    # No command needs it (a no-op ingest skips by stat, a query reads the index): all
+    # answer; inspect and validate name it with its code and the fix.
+    for name in ("ingest", "query", "inspect"):
         done = world.command(name)
         assert done.returncode == 0, (name, done.stderr[-2000:])
+        assert ("CACHE_DAMAGED" in done.stderr) == (name == "inspect"), (name, done.stderr)
+    inspected = json.loads(world.cli(*COMMANDS["inspect"], "--json").stdout)
+    assert [w["code"] for w in inspected["warnings"]] == ["CACHE_DAMAGED"]
+    assert entry.name in inspected["warnings"][0]["message"]
     checked = world.command("validate")
     assert checked.returncode == 1 and "conversion cache p" in checked.stdout
     assert "citeloom repair -p p" in checked.stdout and "Traceback" not in checked.stderr
-    # A reindex needs it: the unreadable entry is converted again from the file.
-    assert world.cli("reindex", "-p", "p").returncode == 0
+    # A reindex needs it: the unreadable entry is converted again from the file, and said.
+    redone = world.cli("reindex", "-p", "p")
+    assert redone.returncode == 0, redone.stderr[-2000:]
+    assert "CACHE_DAMAGED" in redone.stdout + redone.stderr, redone.stdout + redone.stderr
     json.loads(gzip.decompress(entry.read_bytes()))
+    assert json.loads(world.cli(*COMMANDS["inspect"], "--json").stdout)["warnings"] == []
     entry.write_bytes(b"\x1f\x8b not gzip")
     report = repaired(world)
     assert any("did not decompress" in line for line in report["found"])

@@ -111,7 +111,7 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
             answer = (await c.call_tool("query_hybrid", {
                 "project": "lib", "top_k": 3,
                 "text": "How often did retrievable vena cava filters migrate?"})).data
-            assert answer["mode"] == "hybrid" and answer["fusion"] == "rrf"
+            assert answer["mode"] == "hybrid" and answer["fusion"] == "dbsf"
             assert answer["models"]["dense"].endswith("all-MiniLM-L6-v2")
             assert answer["correlation_id"] and answer["timings_ms"]["total"] > 0
             assert answer["truncated"] is False and len(answer["hits"]) == 3
@@ -121,16 +121,17 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
             assert any(h["page_start"] <= 2 <= h["page_end"] for h in answer["hits"])
 
             dense = (await c.call_tool("query", {"project": "lib", "text": "heparin",
-                                                 "filters": {"year_from": 1900}})).data
+                                                 "filters": {"year_from": 2011}})).data
             assert dense["mode"] == "dense"
-            # year_from excludes chunks without a year: files carry none without Zotero.
-            assert dense["hits"] == []
+            # The file states its year (2010) on its first page, without Zotero: a later
+            # year_from leaves it out, and the empty answer says why.
+            assert dense["hits"] == [] and dense["reason"]["code"] == "FILTERED_OUT"
 
-            # Collections filter: files outside Zotero belong to none.
+            # Collections filter: files outside Zotero belong to none, and it says so.
             none = (await c.call_tool("query_hybrid", {
                 "project": "lib", "text": "heparin", "filters": {"collections": ["Thesis"]}}
             )).data
-            assert none["hits"] == []
+            assert none["hits"] == [] and none["excluded"] == {"collections": 1}
 
             like = (await c.call_tool("find_similar", {
                 "project": "lib", "chunk_ids": [hit["chunk_id"]], "top_k": 2})).data

@@ -60,7 +60,7 @@ def test_ingest_indexes_every_fixture(ingested) -> None:
 def test_known_answer_in_top3(ingested, question: str, filename: str, page: int) -> None:
     _, app, _ = ingested
     result = app.query("fx", question, top_k=3)
-    assert result.mode == "hybrid" and result.fusion == "rrf"
+    assert result.mode == "hybrid" and result.fusion == "dbsf"
     found = [(Path(h.source_path).name, h.page_start, h.page_end) for h in result.hits]
     assert any(name == filename and start <= page <= end for name, start, end in found), found
     top = result.hits[0]

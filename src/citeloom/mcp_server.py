@@ -1,9 +1,11 @@
 """The MCP server Claude Desktop talks to: a thin shell over ``service.CiteLoom``.
 
-Tools: ``list_projects``, ``query`` (dense), ``query_hybrid`` (dense + BM25, RRF or DBSF),
-``find_similar`` (recommend from chunk ids), ``list_annotations`` (an item's, in page order),
-``inspect``, ``ingest_from_source`` (a job), plus ``ingest_status`` and ``cancel_ingest``
-for the jobs. Every error is a tool error whose text is JSON ``{code, message, hint}``.
+Tools: ``list_projects``, ``query_hybrid`` (dense + BM25, RRF or DBSF: the one to use),
+``query`` (dense only), ``find_similar`` (recommend from chunk ids), ``list_papers`` (a
+project's papers and citekeys), ``cite`` (BibTeX / CSL-JSON), ``list_annotations`` (an
+item's, in page order), ``inspect``, ``ingest_from_source`` (a job), plus ``ingest_status``
+and ``cancel_ingest`` for the jobs. Nothing that deletes: removing is for the CLI. Every
+error is a tool error whose text is JSON ``{code, message, hint}``.
 Nothing is written to stdout but the protocol: logs are JSON lines on stderr or in a file.
 """
 
@@ -12,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import sys
 import threading
 import time
 import uuid
@@ -25,7 +26,7 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import Middleware
 from pydantic import BaseModel, Field
 
-from .config import Settings, load_settings
+from .config import Settings, load_settings, parse_zotero_source
 from .errors import (
     CiteLoomError,
     ConfigError,
@@ -36,6 +37,8 @@ from .errors import (
     as_error,
 )
 from .index import SearchFilter
+from .logs import setup_logging
+from .mcp_auth import BearerToken, is_loopback
 from .payload import hit_json, normalize_color, window
 
 log = logging.getLogger("citeloom.mcp")
@@ -44,12 +47,21 @@ WARM_UP_AFTER_S = 3.0  # start the warm-up this long after start-up if no reques
 
 INSTRUCTIONS = """CiteLoom searches the user's own research library (papers from Zotero and
 folders) and returns citable passages: citekey, title, authors, year, page span, section path
-and the passage text. Use query_hybrid for most questions (meaning + exact terms); query for
-meaning only. Cite passages with their citekey and pages. find_similar follows up a good hit
-with more passages like it. The user's own Zotero highlights, comments and notes are hits
-too (kind "annotation" or "note"; filter with kinds and colors); list_annotations gives one
-item's in page order. Call list_projects first to see which projects exist. Ingesting
-is a job: ingest_from_source returns a job id; follow it with ingest_status."""
+and the passage text. Call list_projects first to see which projects exist. To search, use
+query_hybrid: it matches meaning and exact terms (names, acronyms, numbers) together and
+ranks best in our evaluations; use query (meaning only) just to compare. Cite passages
+with their citekey and pages; the cite tool gives BibTeX or CSL-JSON for citekeys.
+list_papers lists what a project holds (citekeys, titles, authors, years). find_similar
+follows up a good hit with more passages like it. The user's own Zotero highlights, comments
+and notes are hits too (kind "annotation" or "note"; filter with kinds and colors);
+list_annotations gives one item's in page order. Ingesting is a job: ingest_from_source
+returns a job id; follow it with ingest_status."""
+INSTRUCTIONS += """ An answer without hits says why in "reason" (the project is empty, the
+filters left everything out, or nothing matched); "excluded" counts papers a filter could
+not match because they lack its field (no known year, say): do not conclude the library
+has no such papers. Hits carry "byline" (author · year) and "metadata_source" (where each
+of title, authors, year and DOI came from: zotero, or the PDF itself); "score" says what
+the scores mean in this mode."""
 
 
 class Filters(BaseModel):
@@ -59,14 +71,22 @@ class Filters(BaseModel):
 
     citekeys: list[str] = Field(default_factory=list, description="only these citekeys")
     doc_ids: list[str] = Field(default_factory=list, description="only these documents")
-    year_from: int | None = Field(None, description="published in or after this year")
-    year_to: int | None = Field(None, description="published in or before this year")
+    year_from: int | None = Field(None, description="published in or after this year, "
+                                  "e.g. 2010; papers without a known year are left out "
+                                  "(the answer's excluded counts them)")
+    year_to: int | None = Field(None, description="published in or before this year, e.g. "
+                                "2020 (not before year_from: that is INVALID_INPUT)")
     tags_any: list[str] = Field(default_factory=list, description="has any of these tags")
     tags_all: list[str] = Field(default_factory=list, description="has all of these tags")
-    authors: list[str] = Field(default_factory=list, description="'Last, First' as stored")
+    authors: list[str] = Field(default_factory=list, description="any of these authors, "
+                               "by family name, any case: ['datta'], ['Datta, Indraneel'] "
+                               "and ['Indraneel Datta'] find the same paper")
     collections: list[str] = Field(default_factory=list,
                                    description="in any of these Zotero collections (names)")
-    section_prefix: str | None = Field(None, description="e.g. '2 Methods'")
+    section_prefix: str | None = Field(None, description="passages under a heading, by its "
+                                       "words, any case, numbers optional: 'methods' finds "
+                                       "'2 Methods' and '2 Methods > 2.1 Data'; 'Methods > "
+                                       "Data' a sub-section")
     exclude_labels: list[str] = Field(
         default_factory=list, description="leave out chunks with these item labels "
         "(table, formula, picture, list_item, caption)")
@@ -77,7 +97,8 @@ class Filters(BaseModel):
                               description="only annotations of these colours ('#ffd400', "
                               "or yellow, red, green, blue, purple, magenta, orange, gray)")
     include_references: bool = Field(False, description="also search reference lists")
-    one_per_document: bool = Field(False, description="best passage per paper only")
+    one_per_document: bool = Field(False, description="best passage per paper only: top_k "
+                                   "papers whenever the project has that many")
 
     def to_search(self) -> SearchFilter:
         return SearchFilter(
@@ -90,6 +111,8 @@ class Filters(BaseModel):
 
 
 class IngestOptions(BaseModel):
+    """How an ingest runs."""
+
     model_config = {"extra": "forbid"}
 
     prune: bool = Field(False, description="remove indexed documents whose files are gone")
@@ -233,6 +256,13 @@ def _settings(cid: str) -> Settings:
         raise _fail(exc, cid) from None
 
 
+def _tokens(answer: dict[str, Any]) -> int:
+    import tiktoken
+
+    return len(tiktoken.get_encoding("cl100k_base").encode(
+        json.dumps(answer, ensure_ascii=False)))
+
+
 def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
     """Trim an answer to ``budget`` tokens (cl100k): shorten passages, then drop the
     lowest-ranked hits; mark it ``truncated`` when anything was cut."""
@@ -326,24 +356,32 @@ Projects = Annotated[list[str] | None, Field(
     description="search these projects together, beside project (['*']: every project); "
     "hits carry their project, and projects that cannot answer are listed in skipped")]
 QueryText = Annotated[str, Field(description="the question or keywords")]
+SearchFilters = Annotated[Filters | None, Field(
+    description="optional restrictions: citekeys, years, tags, authors, collections, "
+    "section, kinds, colours, one passage per paper")]
 
 
 @mcp.tool
 async def query(project: SomeProject = None, *, text: QueryText, top_k: TopK = 8,
-                filters: Filters | None = None, projects: Projects = None) -> dict[str, Any]:
-    """Search a project (or several) by meaning (dense embeddings). Returns citable
-    passages: citekey, title, authors, year, page span, section path, text, project."""
+                filters: SearchFilters = None, projects: Projects = None) -> dict[str, Any]:
+    """Dense-only search, by meaning alone. Prefer query_hybrid, which finds these passages
+    too and also matches exact terms (names, acronyms, numbers) and ranks better; use this
+    one only to compare. Returns citable passages like query_hybrid."""
     return await _search(project, text, top_k, filters, "dense", "rrf", projects)
 
 
 @mcp.tool
 async def query_hybrid(project: SomeProject = None, *, text: QueryText, top_k: TopK = 8,
-                       filters: Filters | None = None,
+                       filters: SearchFilters = None,
                        fusion: Annotated[Literal["rrf", "dbsf"], Field(
-                           description="rank fusion: rrf (default) or dbsf")] = "rrf",
+                           description="rank fusion: dbsf (distribution-based score fusion, the "
+                           "default: it ranked best in our evaluations) or rrf (reciprocal "
+                           "rank)")] = "dbsf",
                        projects: Projects = None) -> dict[str, Any]:
-    """Search a project (or several) by meaning and exact terms together (dense + BM25,
-    fused). The best default for questions; returns citable passages."""
+    """The search to use for any question about the user's papers: meaning and exact terms
+    together (dense embeddings + BM25, fused), which ranks better than query (dense only)
+    in our evaluations. Searches one project, or several with projects. Returns citable
+    passages: citekey, title, authors, year, page span, section path, text, project."""
     return await _search(project, text, top_k, filters, "hybrid", fusion, projects)
 
 
@@ -351,7 +389,7 @@ async def query_hybrid(project: SomeProject = None, *, text: QueryText, top_k: T
 async def find_similar(project: SomeProject = None, *,
                        chunk_ids: Annotated[list[str], Field(
                            description="chunk_id values of hits from query or query_hybrid")],
-                       top_k: TopK = 8, filters: Filters | None = None,
+                       top_k: TopK = 8, filters: SearchFilters = None,
                        projects: Projects = None) -> dict[str, Any]:
     """More passages like the given ones (by their dense vectors), e.g. to follow up a good
     hit across the library (or across projects). The given chunks are not returned."""
@@ -388,9 +426,9 @@ async def inspect(project: ProjectName,
 async def list_annotations(project: ProjectName,
                            citekey: Annotated[str, Field(
                                description="the item's citekey (or Zotero item key)")],
-                           kinds: Annotated[list[Literal["annotation", "note"]], Field(
+                           kinds: Annotated[list[Literal["annotation", "note"]] | None, Field(
                                description="annotation, note, or both (default)")
-                           ] | None = None) -> dict[str, Any]:
+                           ] = None) -> dict[str, Any]:
     """What the user highlighted and noted in one item, in page order: each annotation with
     its page, printed page label, colour, comment and a zotero:// link that opens the PDF
     at it; then the item's notes."""
@@ -402,6 +440,51 @@ async def list_annotations(project: ProjectName,
     answer = {"project": project, "citekey": citekey, "query": None,
               "hits": [hit_json(p) for p in hits], "correlation_id": cid}
     return fit_budget(answer, s.answer_token_budget)
+
+
+@mcp.tool
+async def list_papers(project: ProjectName,
+                      offset: Annotated[int, Field(description="skip this many papers (for "
+                                                   "the next page)",
+                                                   json_schema_extra={"minimum": 0})] = 0,
+                      limit: Annotated[int, Field(description="papers per answer, 1-200",
+                                                  json_schema_extra={"minimum": 1,
+                                                                     "maximum": 200})] = 50,
+                      ) -> dict[str, Any]:
+    """The papers a project holds, ordered by citekey: each with citekey, title, authors,
+    year, DOI, tags, Zotero collections, file, chunks, pages and the number of the user's
+    annotations and notes on it. Use it to see what can be searched or cited."""
+    cid = uuid.uuid4().hex[:12]
+    if offset < 0 or not 1 <= limit <= 200:
+        raise _fail(InvalidInput(f"offset {offset}, limit {limit}: out of range",
+                                 "offset 0 or more, limit 1-200"), cid)
+    s = _settings(cid)
+    papers = await _call(cid, lambda: state.app.list_papers(project))
+    page = papers[offset:offset + limit]
+    answer = {"project": project, "total": len(papers), "offset": offset, "papers": page,
+              "truncated": False, "correlation_id": cid}
+    size = _tokens(answer)
+    if size > s.answer_token_budget and len(page) > 1:  # fewer papers, the rest next page
+        answer["papers"] = page = page[:max(1, len(page) * s.answer_token_budget // size)]
+        answer["truncated"] = True
+    answer["next_offset"] = offset + len(page) if offset + len(page) < len(papers) else None
+    return answer
+
+
+@mcp.tool
+async def cite(citekeys: Annotated[list[str], Field(
+                   description="citekeys, as hits and list_papers give them")],
+               format: Annotated[Literal["bibtex", "csl-json"], Field(  # noqa: A002
+                   description="bibtex (default) or csl-json")] = "bibtex",
+               project: Annotated[str | None, Field(
+                   description="a project holding the papers: its stored metadata is used "
+                   "when Zotero and Better BibTeX are not reachable")] = None,
+               ) -> dict[str, Any]:
+    """BibTeX or CSL-JSON for citekeys: Better BibTeX's own export when Zotero runs, else
+    the Zotero library's metadata, else what the project stores."""
+    cid = uuid.uuid4().hex[:12]
+    text = await _call(cid, lambda: state.app.cite(citekeys, format, project))
+    return {"format": format, "citekeys": citekeys, "citation": text, "correlation_id": cid}
 
 
 def resolve_source(source: str, project: str) -> list[Path]:
@@ -433,37 +516,22 @@ def resolve_source(source: str, project: str) -> list[Path]:
     return [real]
 
 
-def parse_zotero_source(source: str) -> dict[str, Any]:
-    """``zotero:collection/Name[?subcollections]`` or ``zotero:library``; with
-    ``?noannotations`` (or ``&noannotations``) the items' annotations and notes are left
-    out."""
-    rest = source.removeprefix("zotero:")
-    rest, _, query = rest.partition("?")
-    annotations = "noannotations" not in query
-    if rest == "library":
-        return {"collection": None, "include_subcollections": True,
-                "annotations": annotations}
-    if rest.startswith("collection/") and rest.removeprefix("collection/").strip():
-        return {"collection": rest.removeprefix("collection/").strip(),
-                "include_subcollections": "subcollections" in query,
-                "annotations": annotations}
-    raise InvalidInput(f"cannot read Zotero source {source!r}",
-                       "use 'zotero:collection/NAME_OR_KEY' or 'zotero:library'")
-
-
 @mcp.tool
 async def ingest_from_source(
-        project: ProjectName,
+        project: Annotated[str, Field(description="project to ingest into (created on first "
+                                      "ingest); list_projects names the existing ones")],
         source: Annotated[str, Field(description="a file or folder path under an allowed "
                                      "root (the project's sources, [mcp] allowed_roots), or "
                                      "'zotero:collection/NAME_OR_KEY' (add '?subcollections' "
                                      "to include them) or 'zotero:library'; Zotero sources "
                                      "bring the items' annotations and notes too (add "
                                      "'?noannotations' to leave them out)")],
-        options: IngestOptions | None = None,
+        options: Annotated[IngestOptions | None, Field(
+            description="prune (drop indexed files that are gone) and wait_seconds")] = None,
         ctx: Context | None = None) -> dict[str, Any]:
-    """Convert, chunk, embed and index the PDFs at ``source`` into ``project`` (created on
-    first ingest). Runs as a job: answers within seconds with the result, or with a job id
+    """Convert, chunk, embed and index the documents at ``source`` (PDF, also scans, DOCX,
+    PPTX, HTML, Markdown, LaTeX, images) into ``project`` (created on first ingest). Runs
+    as a job: answers within seconds with the result, or with a job id
     to follow with ingest_status. Unchanged files are skipped; re-running is safe."""
     cid = uuid.uuid4().hex[:12]
     opts = options or IngestOptions()
@@ -525,29 +593,6 @@ async def cancel_ingest(job_id: Annotated[str, Field(description="from ingest_fr
 
 
 # -- logging and start-up -------------------------------------------------------------------
-class JsonFormatter(logging.Formatter):
-    FIELDS = ("cid", "code", "detail", "project", "mode", "hits", "ms", "job")
-
-    def format(self, record: logging.LogRecord) -> str:
-        out = {"ts": round(record.created, 3), "level": record.levelname,
-               "logger": record.name, "msg": record.getMessage()}
-        out.update({k: getattr(record, k) for k in self.FIELDS if hasattr(record, k)})
-        if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out, ensure_ascii=False)
-
-
-def setup_logging(log_file: Path | None = None, level: str = "INFO") -> None:
-    """JSON log lines to stderr (or a file): stdout belongs to the MCP protocol."""
-    handler: logging.Handler = (logging.FileHandler(log_file) if log_file
-                                else logging.StreamHandler(sys.stderr))
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger("citeloom")
-    root.handlers[:] = [handler]
-    root.setLevel(level)
-    root.propagate = False
-
-
 def _warm_up(delay_s: float = WARM_UP_AFTER_S) -> None:
     """Load the query-side models once the client has had its first answer (or after
     ``delay_s`` without one), so that neither the first answer nor, usually, the first
@@ -602,35 +647,6 @@ def _release_idle() -> None:
             log.warning("releasing idle indexes failed", exc_info=True)
 
 
-class _BearerToken:
-    """A TokenVerifier (fastmcp) accepting one shared secret, compared in constant time."""
-
-    @staticmethod
-    def make(token: str) -> Any:
-        import hmac
-
-        from fastmcp.server.auth import AccessToken, TokenVerifier
-
-        class Verifier(TokenVerifier):
-            async def verify_token(self, presented: str) -> AccessToken | None:
-                if hmac.compare_digest(presented.encode(), token.encode()):
-                    return AccessToken(token=presented, client_id="citeloom", scopes=[])
-                return None
-
-        return Verifier()
-
-
-def is_loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -> None:
     """Serve MCP on stdio (Claude Desktop), or on HTTP when asked. Beyond loopback, HTTP
     needs a bearer token (``CITELOOM_MCP_TOKEN``): the tools read the user's library."""
@@ -646,7 +662,7 @@ def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765) -
                               "set CITELOOM_MCP_TOKEN to a long random secret (clients send "
                               "it as 'Authorization: Bearer ...'), or bind to 127.0.0.1")
         if token:
-            mcp.auth = _BearerToken.make(token)
+            mcp.auth = BearerToken.make(token)
         mcp.run(transport="streamable-http", host=host, port=port, show_banner=False)
     # Job threads are not daemons: the process stays until running ingests finish.
     log.info("server stopped; waiting for running jobs")

@@ -219,11 +219,16 @@ def provision(models_dir: Path, force: bool = False) -> tuple[list[Artifact], bo
     return arts, True
 
 
+MISSING_HINT = ("run `citeloom models provision` to provision them there, or point "
+                "CITELOOM_MODELS_DIR (or [paths] models_dir) at the folder where they were "
+                "provisioned")
+
+
 def require(models_dir: Path) -> None:
     """Raise ``ModelsMissing`` unless every provisioned file is present (sizes only: fast)."""
     arts = read_manifest(models_dir)
     if not arts:
-        raise ModelsMissing(f"no models provisioned under {models_dir}", PROVISION_HINT)
+        raise ModelsMissing(f"no models provisioned under {models_dir}", MISSING_HINT)
     for art in arts:
         p = Path(art.path)
         if not p.is_file() or p.stat().st_size != art.bytes:

@@ -23,7 +23,7 @@ CHUNK_NAMESPACE = uuid.UUID("6f1c1a52-3c1e-4d59-9a57-0d1f3c2b7e10")
 # Payload indexes: the design's six, plus the fields the other filters use.
 KEYWORD_FIELDS = ("project_id", "doc_id", "citekey", "tags", "zotero_key", "source_path",
                   "authors", "collections", "item_labels", "section_prefixes", "kind",
-                  "color")
+                  "color", "author_keys", "section_keys")
 INTEGER_FIELDS = ("year", "page_start")
 TEXT_FIELDS = ("chunk_text",)
 
@@ -36,6 +36,9 @@ DOCUMENT_FIELDS: dict[str, Any] = {
 
 # Metadata a document got from outside its file (Zotero), kept when it is re-indexed.
 EXTERNAL_FIELDS = (*DOCUMENT_FIELDS, "url", "zotero_library", "zotero_attachment")
+# The fields whose origin ``metadata_source`` records: "zotero", "pdf-text" (the paper's
+# own first pages), "pdf-metadata" (the PDF's info dictionary), "file-name", "source".
+CITED_FIELDS = ("title", "authors", "year", "doi")
 
 # What a chunk is: a passage of a converted document, or a Zotero annotation or note.
 KINDS = ("passage", "annotation", "note")
@@ -58,13 +61,104 @@ def normalize_color(value: str) -> str:
 
 
 def external_metadata(payload: dict[str, Any]) -> dict[str, Any] | None:
-    """The Zotero metadata stored with a chunk, or None for a document that had none."""
+    """The Zotero metadata stored with a chunk, or None for a document that had none.
+    A field the PDF filled in where Zotero had nothing is not Zotero's: it is found again."""
     if not payload.get("zotero_key"):
         return None
     kind = payload.get("kind")
     fields = EXTERNAL_FIELDS + (ANNOTATION_FIELDS if kind in ("annotation", "note") else ())
     fields += SECTION_FIELDS if kind == "annotation" else ()
-    return {k: payload[k] for k in fields if payload.get(k) is not None}
+    source = payload.get("metadata_source") or {}
+    return {k: payload[k] for k in fields if payload.get(k) is not None
+            and source.get(k, "zotero") == "zotero"}
+
+
+def merge_metadata(found: dict[str, Any] | None, given: dict[str, Any] | None
+                   ) -> dict[str, Any]:
+    """A document's metadata: what its source gives (Zotero's item) wins field by field;
+    what was found in the file (``pdfmeta.document_metadata``) fills the fields it lacks.
+    ``metadata_source`` says, for each of :data:`CITED_FIELDS` that has a value, where it
+    came from."""
+    found, given = dict(found or {}), dict(given or {})
+    origin = dict(found.pop("metadata_source", None) or {})
+    mine = "zotero" if given.get("zotero_key") else "source"
+    origin.update({k: v for k, v in (given.pop("metadata_source", None) or {}).items()})
+    out = {**found}
+    for k, v in given.items():
+        if v in (None, "", []) and out.get(k) not in (None, "", []):
+            continue  # Zotero has no year for this item: the PDF's stands
+        out[k] = v
+        if k in CITED_FIELDS and v not in (None, "", []):
+            origin[k] = mine if k not in origin or mine == "zotero" else origin[k]
+    out["metadata_source"] = {k: origin[k] for k in CITED_FIELDS
+                              if k in origin and out.get(k) not in (None, "", [])}
+    return out
+
+
+# -- matching names and headings the way people type them -----------------------------------
+# Family-name particles written in lower case ("Ludwig van Beethoven": "van Beethoven").
+PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "di", "da", "dos",
+                       "das", "du", "la", "le", "ter", "ten", "bin", "ibn", "al", "el"})
+# Heading numbers: "2", "2.1.", "II.", "A)" — optional in a section filter.
+_NUMBERING = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[ivxlcdm]+\.|[a-z][.)])[.)]?\s+)+")
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: how names and headings are compared."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+def family_name(author: str) -> str:
+    """The family name of ``Last, First`` (Zotero's form) or ``First Last``."""
+    author = " ".join(author.split())
+    if "," in author:
+        return author.split(",", 1)[0].strip()
+    words = author.split(" ")
+    i = len(words) - 1
+    while i > 0 and words[i - 1].lower() in PARTICLES:
+        i -= 1
+    return " ".join(words[i:])
+
+
+def author_keys(authors: list[str]) -> list[str]:
+    """What an author filter matches (``author_keys``): each author's family name and
+    whole name, folded (:func:`fold`), and the last word of a family name of several."""
+    keys: list[str] = []
+    for a in authors:
+        fam = fold(family_name(a))
+        for k in (fam, fam.split(" ")[-1], fold(" ".join(a.replace(",", " ").split()))):
+            if k and k not in keys:
+                keys.append(k)
+    return keys
+
+
+def author_query_key(author: str) -> str:
+    """The key one author of a filter is looked up by: the family name, folded. With a
+    comma it is ``Last, First``; else the last word (``Smith``, ``John Smith``, ``smith``)."""
+    author = " ".join(author.split())
+    fam = author.split(",", 1)[0] if "," in author else (author.split(" ") or [""])[-1]
+    return fold(fam.strip())
+
+
+def heading_key(heading: str) -> str:
+    """A heading as a section filter compares it: folded, its number and punctuation out
+    ("2.1 Data Collection:" and "data collection" are the same)."""
+    words = re.findall(r"[^\W_]+", _NUMBERING.sub("", fold(heading).strip() + " "))
+    return " ".join(words)
+
+
+def section_key(path: str) -> str:
+    """A section path (``Methods > Data``) or one heading, as :func:`heading_key` of each."""
+    return SECTION_SEP.join(k for k in (heading_key(h) for h in path.split(">")) if k)
+
+
+def section_keys(heading_chain: list[str]) -> list[str]:
+    """What a section filter matches (``section_keys``): every heading-boundary prefix of
+    the path and every single heading, each as :func:`heading_key` makes it."""
+    keys = [heading_key(h) for h in heading_chain]
+    out = [SECTION_SEP.join(k for k in keys[: i + 1] if k) for i in range(len(keys))]
+    return list(dict.fromkeys(k for k in [*out, *keys] if k))
 
 
 def chunk_id(doc_id: str, chunk_index: int, dense_model: str) -> str:
@@ -81,7 +175,7 @@ def chunk_payload(chunk: Any, *, project: str, doc_id: str, content_hash: str, s
                   title: str, chunk_count: int, dense_model: str,
                   meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the index stores with one chunk (a :class:`citeloom.chunk.Chunk`)."""
-    return {
+    payload = {
         "project_id": project,
         "doc_id": doc_id,
         **DOCUMENT_FIELDS,
@@ -101,6 +195,10 @@ def chunk_payload(chunk: Any, *, project: str, doc_id: str, content_hash: str, s
         "kind": "passage",  # annotations and notes say otherwise in their metadata
         **{k: v for k, v in (meta or {}).items() if v is not None},
     }
+    # Derived from the final fields, so an annotation's own section is matched too.
+    payload["author_keys"] = author_keys(payload.get("authors") or [])
+    payload["section_keys"] = section_keys(list(payload.get("heading_chain") or []))
+    return payload
 
 
 # -- reading hits back -----------------------------------------------------------------------
@@ -130,6 +228,9 @@ class Passage:
     page_label: str | None = None  # the page number printed on the page, when Zotero has it
     color: str | None = None  # an annotation's colour, "#ffd400"
     annotation_author: str | None = None  # who made it (group libraries)
+    doi: str | None = None
+    metadata_source: dict[str, str] = field(default_factory=dict)  # field -> its origin
+    byline: str = ""  # "Agyeman-Duah et al. · 2014": who and when, to cite at a glance
 
     @property
     def pages(self) -> str:
@@ -138,6 +239,15 @@ class Passage:
         if self.page_end in (None, self.page_start):
             return f"p. {self.page_start}"
         return f"pp. {self.page_start}-{self.page_end}"
+
+
+def byline(authors: list[str], year: int | None) -> str:
+    """``Smith · 2010``, ``Smith & Jones · 2010``, ``Smith et al. · 2010``; what is not
+    known is left out."""
+    fams = [family_name(a) for a in authors if a and a.strip()]
+    who = (fams[0] if len(fams) == 1 else f"{fams[0]} & {fams[1]}" if len(fams) == 2
+           else f"{fams[0]} et al." if fams else "")
+    return " · ".join(x for x in (who, str(year) if year else "") if x)
 
 
 def zotero_link(payload: dict[str, Any]) -> str | None:
@@ -316,6 +426,9 @@ def passage(rank: int, hit: Any, max_chars: int, query: str | None = None,
         page_label=p.get("page_label"),
         color=p.get("color"),
         annotation_author=p.get("annotation_author"),
+        doi=p.get("doi"),
+        metadata_source=p.get("metadata_source") or {},
+        byline=byline(p.get("authors") or [], p.get("year")),
     )
 
 

@@ -55,6 +55,18 @@ class IngestReport:
                    items_without_pdf=data.get("items_without_pdf", []),
                    audit_log=data.get("audit_log"), executor=data.get("executor", ""))
 
+    @classmethod
+    def merged(cls, reports: list[IngestReport]) -> IngestReport:
+        """Several runs into one project (its configured folders, then each Zotero source)
+        as one report; the audit log named is the last run's (each run wrote its own)."""
+        first = reports[0]
+        return cls(project=first.project, source=", ".join(r.source for r in reports),
+                   files=[f for r in reports for f in r.files],
+                   seconds=sum(r.seconds for r in reports),
+                   warnings=[w for r in reports for w in r.warnings],
+                   items_without_pdf=[i for r in reports for i in r.items_without_pdf],
+                   audit_log=reports[-1].audit_log, executor=first.executor)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "project": self.project,

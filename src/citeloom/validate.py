@@ -161,7 +161,6 @@ def _catalog_checks(app: Any, settings: Settings, name: str, only: str | None
     """The catalog reads and passes SQLite's check; the project's cached conversions
     decompress."""
     from .errors import repair_hint
-    from .service.repair import damaged_cache_entries
 
     try:
         catalog = app.catalog(name)
@@ -175,8 +174,8 @@ def _catalog_checks(app: Any, settings: Settings, name: str, only: str | None
     checks = [Check(f"catalog {name}", "pass", f"{len(rows)} documents"
                     + (" (opened read-only: the disk is full)" if catalog.readonly else ""))]
     try:
-        bad = damaged_cache_entries(app, settings.project(name, create=True),
-                                    [r.content_hash for r in rows])
+        bad = app.damaged_cache_entries(settings.project(name, create=True),
+                                        [r.content_hash for r in rows])
     except Exception as exc:  # noqa: BLE001
         return [*checks, _failed(f"conversion cache {name}", exc, only)]
     if bad:

@@ -10,6 +10,7 @@ Zotero collections of projects with ``watch = true`` (``watch.py``).
     <data dir>/daemon.lock   flock'd by the running daemon: one per data dir
     <data dir>/daemon.pid    its pid
     <data dir>/daemon.log    its log
+    <data dir>/mcp.sock      the MCP zygote's socket, beside daemon.sock (``prefork.py``)
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class DaemonPaths:
     lock: Path
     pid: Path
     log: Path
+    mcp_socket: Path
 
 
 def daemon_paths(data_dir: Path) -> DaemonPaths:
@@ -39,5 +41,7 @@ def daemon_paths(data_dir: Path) -> DaemonPaths:
     if len(str(socket)) > _MAX_SOCKET_PATH:
         key = hashlib.sha256(str(data_dir).encode()).hexdigest()[:16]
         socket = Path(tempfile.gettempdir()) / f"citeloom-{os.getuid()}" / f"{key}.sock"
+    mcp = (socket.with_name("mcp.sock") if socket.name == "daemon.sock"
+           else socket.with_suffix(".mcp.sock"))
     return DaemonPaths(data_dir, socket, data_dir / "daemon.lock", data_dir / "daemon.pid",
-                       data_dir / "daemon.log")
+                       data_dir / "daemon.log", mcp)

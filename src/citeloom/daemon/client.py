@@ -17,7 +17,7 @@ from typing import Any
 
 from ..config import Settings
 from ..errors import CiteLoomError, IndexUnavailable, from_dict
-from ..index import SearchFilter
+from ..index import DEFAULT_FUSION, SearchFilter
 from ..payload import Passage
 from ..report import FileResult, IngestReport
 from . import DaemonPaths, daemon_paths
@@ -136,7 +136,7 @@ class RemoteCiteLoom:
 
     # -- queries and the library ----------------------------------------------------------
     def query(self, project_name: str | None, text: str, *, mode: str = "hybrid",
-              top_k: int = 10, fusion: str = "rrf", flt: SearchFilter | None = None,
+              top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
               group_by_doc: bool = False, include_references: bool = False,
               max_chars: int = 600) -> Any:
         from ..service.search import QueryResult
@@ -155,7 +155,7 @@ class RemoteCiteLoom:
         return [Passage(**h) for h in hits]
 
     def query_many(self, projects: list[str] | None, text: str, *, mode: str = "hybrid",
-                   top_k: int = 10, fusion: str = "rrf", flt: SearchFilter | None = None,
+                   top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
                    group_by_doc: bool = False, include_references: bool = False,
                    max_chars: int = 600) -> Any:
         from ..service.search import QueryResult
@@ -208,6 +208,17 @@ class RemoteCiteLoom:
 
     def repair(self, project_name: str | None) -> dict[str, Any]:
         return self._call("repair", project=self._name(project_name))
+
+    def list_papers(self, project_name: str | None) -> list[dict[str, Any]]:
+        return self._call("list_papers", project=self._name(project_name))
+
+    def remove_documents(self, project_name: str | None, refs: list[str]) -> dict[str, Any]:
+        # A path is resolved here, where the user typed it (the daemon's cwd differs).
+        return self._call("remove_documents", project=self._name(project_name), refs=[
+            str(Path(r).expanduser().absolute()) if os.sep in r else r for r in refs])
+
+    def delete_project(self, name: str) -> dict[str, Any]:
+        return self._call("delete_project", project=self._name(name))
 
     def _name(self, project_name: str | None) -> str:
         return self.settings.project(project_name, create=True).name

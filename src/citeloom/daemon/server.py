@@ -5,7 +5,8 @@ wait for jobs), the folder and Zotero watchers, and an idle timer.
     GET  /health                      pid, data dir, version
     POST /call/<operation>            query, similar, query_many, similar_many,
                                       list_projects, inspect, cite, list_annotations,
-                                      check_writable, optimize, snapshot, restore, repair
+                                      check_writable, optimize, snapshot, restore, repair,
+                                      list_papers, remove_documents, delete_project
                                       (JSON arguments)
     POST /jobs                        start an ingest, Zotero or reindex job
     GET  /jobs[?project=]             the jobs
@@ -33,11 +34,12 @@ from typing import Any
 from .. import __version__
 from ..config import Settings
 from ..errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
-from ..index import SearchFilter
+from ..index import DEFAULT_FUSION, SearchFilter
 from ..payload import hit_json
 from . import DaemonPaths, daemon_paths
 
 log = logging.getLogger("citeloom.daemon")
+ZYGOTE_AFTER_S = 5.0  # the MCP zygote starts this long after the daemon (prefork.py)
 
 
 def _filter(data: dict[str, Any] | None) -> SearchFilter | None:
@@ -49,7 +51,7 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
     return {
         "query": lambda a: app.query(
             a["project"], a["text"], mode=a.get("mode", "hybrid"), top_k=a.get("top_k", 10),
-            fusion=a.get("fusion", "rrf"), flt=_filter(a.get("flt")),
+            fusion=a.get("fusion", DEFAULT_FUSION), flt=_filter(a.get("flt")),
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
             max_chars=a.get("max_chars", 600)).to_dict(),
@@ -65,7 +67,8 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "optimize": lambda a: app.optimize(a["project"]),
         "query_many": lambda a: app.query_many(
             a.get("projects"), a["text"], mode=a.get("mode", "hybrid"),
-            top_k=a.get("top_k", 10), fusion=a.get("fusion", "rrf"), flt=_filter(a.get("flt")),
+            top_k=a.get("top_k", 10), fusion=a.get("fusion", DEFAULT_FUSION),
+            flt=_filter(a.get("flt")),
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
             max_chars=a.get("max_chars", 600)).to_dict(),
@@ -76,6 +79,9 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "restore": lambda a: app.restore(Path(a["archive"]), a["project"],
                                          force=a.get("force", False)),
         "repair": lambda a: app.repair(a["project"]),
+        "list_papers": lambda a: app.list_papers(a["project"]),
+        "remove_documents": lambda a: app.remove_documents(a["project"], a["refs"]),
+        "delete_project": lambda a: app.delete_project(a["project"]),
     }
 
 
@@ -96,13 +102,13 @@ class Daemon:
             {**p, "jobs": self._active(p["project"])} for p in self.app.list_projects()]
         self.ops["inspect"] = lambda a: {**self.app.inspect(a["project"], a.get("sample", 3)),
                                          "jobs": self._active(a["project"])}
-        self.ops["repair"] = lambda a: _raise(IndexUnavailable(
-            f"a job is writing to project {a['project']!r}", "repair it once the job is "
-            "done")) if self._active(a["project"]) else self.app.repair(a["project"])
+        for op in ("repair", "delete_project", "remove_documents"):  # not under a job
+            self.ops[op] = self._not_while_writing(self.ops[op])
         self.last_call = time.monotonic()
         self.started = time.time()
         self.server: Any = None
         self.watcher: Any = None
+        self.zygote: Any = None
 
     # -- HTTP ----------------------------------------------------------------------------
     def asgi(self) -> Any:
@@ -169,6 +175,18 @@ class Daemon:
             Route("/jobs", start_job, methods=["POST"]), Route("/jobs", list_jobs),
             Route("/jobs/{job}", get_job), Route("/jobs/{job}/cancel", cancel_job,
                                                  methods=["POST"])])
+
+    def _not_while_writing(self, op: Callable[[dict[str, Any]], Any]
+                           ) -> Callable[[dict[str, Any]], Any]:
+        """``op`` refused while a job writes to the project (repair, remove)."""
+        def guarded(a: dict[str, Any]) -> Any:
+            if self._active(a["project"]):
+                raise IndexUnavailable(f"a job is writing to project {a['project']!r}",
+                                       "run this again once the job is done "
+                                       "(`citeloom projects` shows it)")
+            return op(a)
+
+        return guarded
 
     def _active(self, project: str) -> list[dict[str, Any]]:
         return [j.to_dict() for j in self.jobs.active() if j.project == project]
@@ -266,6 +284,22 @@ class Daemon:
         except Exception:  # noqa: BLE001 - reported when a call needs the model
             log.warning("warm-up failed", exc_info=True)
 
+    def _start_zygote(self) -> None:
+        """The process ``citeloom serve`` hands its stdio to, for a start-up without the
+        imports (``prefork.py``). Without it, servers start the slow way: not an error."""
+        import subprocess
+        import sys
+
+        if not self.settings.mcp_prefork or self.server is None or self.server.should_exit:
+            return
+        try:
+            self.zygote = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+                [sys.executable, "-m", "citeloom.daemon.prefork", str(self.paths.mcp_socket),
+                 str(os.getpid())], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=None)
+        except OSError:
+            log.warning("the MCP zygote did not start", exc_info=True)
+
     def serve(self) -> None:
         import uvicorn
 
@@ -283,9 +317,19 @@ class Daemon:
         threading.Thread(target=self._housekeeping, name="housekeeping", daemon=True).start()
         threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
         self._start_watching()
+        # The zygote's imports would compete with the first answers and the warm-up of a
+        # daemon just started (the cold start of a Claude window): it starts a little later.
+        later = threading.Timer(ZYGOTE_AFTER_S, self._start_zygote)
+        later.daemon = True
+        later.start()
         try:
             self.server.run(sockets=[listener])
         finally:
+            later.cancel()
+            if self.zygote is not None:
+                self.zygote.terminate()  # (the MCP servers it forked keep running)
+                with contextlib.suppress(Exception):
+                    self.zygote.wait(timeout=10)
             if self.watcher is not None:
                 self.watcher.stop()
             with contextlib.suppress(FileNotFoundError):

@@ -36,7 +36,8 @@ class Watcher:
 
     def describe(self) -> list[dict[str, Any]]:
         return [{"project": p.name, "sources": [str(s) for s in p.sources],
-                 "zotero_collections": p.zotero_collections} for p in self.projects]
+                 "zotero_collections": p.zotero_collections,
+                 "zotero_sources": p.zotero_sources} for p in self.projects]
 
     def roots(self) -> dict[Path, list[tuple[str, str]]]:
         """Watched folder -> (project, kind) pairs: kind ``files`` or ``zotero``."""
@@ -46,7 +47,7 @@ class Watcher:
                 folder = src if src.is_dir() else src.parent
                 out.setdefault(folder.resolve(), []).append((p.name, "files"))
             zdir = self.settings.zotero.data_dir
-            if p.zotero_collections and zdir is not None and zdir.is_dir():
+            if p.zotero_syncs() and zdir is not None and zdir.is_dir():
                 out.setdefault(zdir.resolve(), []).append((p.name, "zotero"))
         return out
 
@@ -113,9 +114,9 @@ class Watcher:
                            {"paths": [str(s) for s in cfg.sources], "prune": True,
                             "started_by": "watch"})
             if "zotero" in kinds:
-                for collection in cfg.zotero_collections:
+                for sync in cfg.zotero_syncs():
                     self.daemon.app.reload_zotero()
-                    jobs.start(project, f"watch:zotero:{collection}", "zotero",
-                               {"collection": collection, "started_by": "watch"})
+                    jobs.start(project, f"watch:zotero:{sync['collection'] or 'library'}",
+                               "zotero", {**sync, "started_by": "watch"})
         except Exception:  # noqa: BLE001 - the next change retries
             log.warning("a watch job for %s did not start", project, exc_info=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .base import (
+    DEFAULT_FUSION,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     TEXT_FIELDS,
@@ -29,6 +30,7 @@ __all__ = [
     "TEXT_FIELDS",
     "EdgeIndex",
     "EdgeStore",
+    "DEFAULT_FUSION",
     "Fusion",
     "Hit",
     "Index",

@@ -49,6 +49,7 @@ from ..errors import (
     out_of_space,
 )
 from .base import (
+    DEFAULT_FUSION,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     TEXT_FIELDS,
@@ -85,6 +86,8 @@ def _dialect() -> FilterDialect:
         between=lambda key, lo, hi: q.FieldCondition(key=key, range=q.RangeFloat(gte=lo, lte=hi)),
         has_id=lambda ids: q.HasIdCondition(set(ids)),
         combine=lambda must, must_not: q.Filter(must=must, must_not=must_not),
+        either=lambda conditions: q.Filter(should=conditions),
+        is_empty=lambda key: q.IsEmptyCondition(key=key),
     )
 
 
@@ -285,7 +288,7 @@ class EdgeIndex(Index):
             return shard.count(q.CountRequest(filter=flt, exact=True))
 
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
-               limit: int, flt: SearchFilter | None = None, fusion: Fusion = "rrf",
+               limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,
                rrf_k: int = 60, prefetch: int = 100) -> list[Hit]:
         import qdrant_edge as q
 

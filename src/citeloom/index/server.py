@@ -21,6 +21,7 @@ from urllib.parse import quote
 from ..embed import Sparse
 from ..errors import ConfigError, IndexUnavailable, InvalidInput, InvalidProject, SnapshotInvalid
 from .base import (
+    DEFAULT_FUSION,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     TEXT_FIELDS,
@@ -57,6 +58,8 @@ def _dialect() -> FilterDialect:
         between=lambda key, lo, hi: m.FieldCondition(key=key, range=m.Range(gte=lo, lte=hi)),
         has_id=lambda ids: m.HasIdCondition(has_id=ids),
         combine=lambda must, must_not: m.Filter(must=must, must_not=must_not),
+        either=lambda conditions: m.Filter(should=conditions),
+        is_empty=lambda key: m.IsEmptyCondition(is_empty=m.PayloadField(key=key)),
     )
 
 
@@ -161,7 +164,7 @@ class ServerIndex(Index):
         return self.client.count(self.collection, count_filter=flt, exact=True).count
 
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
-               limit: int, flt: SearchFilter | None = None, fusion: Fusion = "rrf",
+               limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,
                rrf_k: int = 60, prefetch: int = 100) -> list[Hit]:
         from qdrant_client import models as m
 

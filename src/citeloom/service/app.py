@@ -11,18 +11,27 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import json
 import os
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import space
 from ..catalog import Catalog
 from ..config import ProjectConfig, Settings
-from ..errors import CiteLoomError, ConfigError, as_error
+from ..errors import (
+    CiteLoomError,
+    ConfigError,
+    InvalidProject,
+    as_error,
+    did_you_mean,
+)
 from ..index import (
     BACKENDS,
+    DEFAULT_FUSION,
     Fusion,
     Index,
     IndexParams,
@@ -46,7 +55,7 @@ from ..sources import (
     ZoteroSource,
 )
 from . import library, search, snapshots
-from .executor import Executor, InProcess
+from .executor import Executor, InProcess, cache_damaged
 from .pipeline import Pipeline, ProgressFn
 from .search import QueryResult, SimilarResult
 
@@ -188,9 +197,30 @@ class CiteLoom:
         with self._swap:
             if name not in self._indexes:
                 project = self.settings.project(name, create=True)
-                self._indexes[name] = self.store(project).open(name, create=create)
+                try:
+                    self._indexes[name] = self.store(project).open(name, create=create)
+                except InvalidProject as exc:
+                    raise self.unknown_project(name, exc) from None
             self._used[name] = time.monotonic()
             return self._indexes[name]
+
+    def known_projects(self) -> list[str]:
+        """Configured projects and projects with an index."""
+        return sorted(set(self.settings.projects) | set(self.stored_projects()))
+
+    def unknown_project(self, name: str, exc: InvalidProject | None = None) -> InvalidProject:
+        """The error for a project without an index: a configured one is to be ingested
+        into; any other name is probably a typo, so the nearest known name comes first."""
+        if name in self.settings.projects:
+            return exc or InvalidProject(f"project {name!r} has no index yet",
+                                         f"ingest into it: `citeloom ingest -p {name}`")
+        known = [p for p in self.known_projects() if p != name]
+        guess = did_you_mean(name, known)
+        listed = f"known projects: {', '.join(known)}" if known else "there are no projects yet"
+        hint = (f"did you mean {guess!r}? (-p {guess}); {listed}" if guess else
+                f"{listed}; a new project is made by ingesting into it: "
+                f"`citeloom ingest PATH -p {name}`")
+        return InvalidProject(f"unknown project {name!r}", hint)
 
     def release_idle(self, idle_s: float, busy: set[str] | frozenset[str] = frozenset()
                      ) -> list[str]:
@@ -213,6 +243,28 @@ class CiteLoom:
                 del self._indexes[name]
                 released.append(name)
         return released
+
+    def delete_project(self, name: str) -> dict[str, Any]:
+        """``citeloom remove -p NAME``: a project's index and catalog, what they held."""
+        project = self.settings.project(name, create=True)
+        with self.writer(name):
+            root = self.settings.index_dir / name
+            if not self._is_new(project) or root.is_dir():
+                gone = {"project": name, "documents": None, "chunks": None,
+                        "configured": name in self.settings.projects}
+                with contextlib.suppress(CiteLoomError):  # damaged: removed all the same
+                    gone["chunks"] = self.index(name).count()
+                    gone["documents"] = len(self.catalog(name))
+                self.remove_project(name)
+                return gone
+        raise self.unknown_project(name)
+
+    def remove_documents(self, project_name: str | None, refs: list[str]) -> dict[str, Any]:
+        """``citeloom remove -p NAME DOC...``: documents by doc id, path, file name or
+        citekey (``library.remove_documents``)."""
+        project = self.settings.project(project_name, create=True)
+        with self.writer(project.name):
+            return library.remove_documents(self, project.name, refs)
 
     def remove_project(self, name: str) -> None:
         """Delete a project's index (every generation) and catalog."""
@@ -285,6 +337,20 @@ class CiteLoom:
             key += "-pw" + hashlib.sha256(b"citeloom-pdf-password\0" + secret).hexdigest()[:16]
         return self.settings.data_dir / "cache" / "conversions" / f"{key}.json.gz"
 
+    def damaged_cache_entries(self, project: ProjectConfig, hashes: Iterable[str]
+                              ) -> list[Path]:
+        """The cached conversions of these contents that do not decompress as JSON."""
+        bad = []
+        for h in hashes:
+            path = self._cache_path(h, project)
+            if not path.is_file():
+                continue
+            try:
+                json.loads(gzip.decompress(path.read_bytes()))
+            except (OSError, ValueError, EOFError):
+                bad.append(path)
+        return bad
+
     def cached_conversion(self, content_hash: str, project: ProjectConfig) -> bytes | None:
         """The cached conversion of this content (gzipped DoclingDocument JSON), if any."""
         try:
@@ -307,16 +373,21 @@ class CiteLoom:
             raise as_error(exc, cached.parent) from None
 
     def convert(self, path: Path, project: ProjectConfig, content_hash: str,
-                ocr_languages: list[str] | None = None) -> DoclingDocument:
-        """The converted document, from the cache when this content was converted before."""
+                ocr_languages: list[str] | None = None,
+                warnings: list[dict[str, str]] | None = None) -> DoclingDocument:
+        """The converted document, from the cache when this content was converted before. A
+        damaged cache entry is converted again, and said in ``warnings`` (CACHE_DAMAGED)."""
         from docling_core.types.doc import DoclingDocument
 
         data = self.cached_conversion(content_hash, project)
         if data is not None:
             try:
                 return DoclingDocument.model_validate_json(gzip.decompress(data))
-            except Exception:  # a damaged cache entry is just re-made
-                self._cache_path(content_hash, project).unlink(missing_ok=True)
+            except Exception as exc:  # a damaged cache entry is re-made, and said
+                cached = self._cache_path(content_hash, project)
+                cached.unlink(missing_ok=True)
+                if warnings is not None:
+                    warnings.append(cache_damaged(path.name, cached.name, exc))
         # In a worker process, with a deadline.
         data = self.worker(project, ocr_languages).convert(path)
         self.store_conversion(content_hash, project, data, path.name)
@@ -364,14 +435,59 @@ class CiteLoom:
         """Ingest ``source`` into a project (created on first write). ``started_by`` names
         the caller in the audit log (default: the service's); ``workers`` and ``ray``
         choose the executor (:meth:`executor`)."""
+        from ..models import require
+
         project = self.settings.project(project_name, create=True)
+        require(self.settings.models_dir)  # once, not as a conversion failure per file
         with self.writer(project.name):
+            new = self._is_new(project)
             index = self.index(project.name, create=True)
-            index.ensure(self.model_lock(project), self.index_params(project))
-            pipeline = Pipeline(self, project, index, self.catalog(project.name),
-                                self.executor(workers, ray))
-            return pipeline.run(source, progress=progress, optimize=optimize,
-                                started_by=started_by or self.started_by)
+            try:
+                index.ensure(self.model_lock(project), self.index_params(project))
+                pipeline = Pipeline(self, project, index, self.catalog(project.name),
+                                    self.executor(workers, ray))
+                report = pipeline.run(source, progress=progress, optimize=optimize,
+                                      started_by=started_by or self.started_by)
+            except BaseException:
+                if new:
+                    self._drop_if_empty(project.name)
+                raise
+            if new:
+                self._first_ingest(project.name, report)
+            return report
+
+    def _is_new(self, project: ProjectConfig) -> bool:
+        """Whether the project has no index yet (its first ingest makes one)."""
+        try:
+            return self.store(project).current_generation(project.name) is None
+        except CiteLoomError:
+            return False  # damaged: never removed here (`citeloom repair` decides)
+
+    def _drop_if_empty(self, name: str) -> bool:
+        """Remove a project its first ingest left empty (every file failed, or nothing
+        to ingest): a typo in ``-p`` must not leave a project behind."""
+        try:
+            empty = self.index(name).count() == 0 and len(self.catalog(name)) == 0
+        except CiteLoomError:
+            return False
+        if empty:
+            self.remove_project(name)
+        return empty
+
+    def _first_ingest(self, name: str, report: IngestReport) -> None:
+        """A new project: gone again if nothing was indexed; a warning either way when its
+        name is close to a known one (``-p scrtach`` for ``scratch``)."""
+        others = [p for p in self.known_projects() if p != name]
+        guess = did_you_mean(name, others)
+        if self._drop_if_empty(name):
+            report.warnings.append(InvalidProject(
+                f"nothing was indexed, so project {name!r} was not created",
+                (f"did you mean {guess!r}? " if guess else "")
+                + "check the paths and the errors above").to_dict())
+        elif guess:
+            report.warnings.append(InvalidProject(
+                f"{name!r} is a new project", f"did you mean {guess!r}? If so, "
+                f"`citeloom remove -p {name} --yes` and ingest into {guess!r}").to_dict())
 
     def ingest(self, paths: list[Path], project_name: str | None,
                progress: ProgressFn | None = None, prune: bool = False,
@@ -484,7 +600,7 @@ class CiteLoom:
 
     # -- queries and the library ----------------------------------------------------------
     def query(self, project_name: str | None, text: str, *, mode: Mode = "hybrid",
-              top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+              top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
               group_by_doc: bool = False, include_references: bool = False,
               max_chars: int = 600) -> QueryResult:
         return search.query(self, project_name, text, mode=mode, top_k=top_k, fusion=fusion,
@@ -498,7 +614,8 @@ class CiteLoom:
                               max_chars)
 
     def query_many(self, projects: list[str] | None, text: str, *, mode: Mode = "hybrid",
-                   top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+                   top_k: int = 10, fusion: Fusion = DEFAULT_FUSION,
+                   flt: SearchFilter | None = None,
                    group_by_doc: bool = False, include_references: bool = False,
                    max_chars: int = 600) -> QueryResult:
         """One question across ``projects`` (None: every project with an index)."""
@@ -526,6 +643,10 @@ class CiteLoom:
 
     def inspect(self, project_name: str | None, sample: int = 3) -> dict[str, Any]:
         return library.inspect(self, project_name, sample)
+
+    def list_papers(self, project_name: str | None) -> list[dict[str, Any]]:
+        """A project's papers with their citekeys and metadata (``library.list_papers``)."""
+        return library.list_papers(self, project_name)
 
     def list_annotations(self, project_name: str | None, citekey: str,
                          kinds: list[str] | None = None, max_chars: int = 600

@@ -49,6 +49,8 @@ class Prepared:
     title: str
     pages: int
     first_pages: str  # text of pages 1-2, to match a file to a Zotero item
+    meta: dict[str, Any] = field(default_factory=dict)  # found in the file (pdfmeta.py)
+    warnings: list[dict[str, str]] = field(default_factory=list)  # e.g. CACHE_DAMAGED
 
 
 Outcome = tuple[Job, Prepared | CiteLoomError]
@@ -87,17 +89,28 @@ class InProcess(Executor):
                 yield job, ConversionFailed(f"{name}: {type(exc).__name__}: {exc}")
 
 
+def cache_damaged(name: str, entry: str, exc: BaseException) -> dict[str, str]:
+    """The warning for a cached conversion that did not read back (converted again)."""
+    from ..errors import CacheDamaged
+
+    return CacheDamaged(f"{name}: its cached conversion {entry} was unreadable "
+                        f"({type(exc).__name__}); converted again").to_dict()
+
+
 def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
     """Convert (or take the text of) one unit, chunk it and embed the chunks."""
     unit = job.unit
+    warnings: list[dict[str, str]] = []
     if unit.text is not None:
         doc = text_document(job.doc_id, unit.title, unit.text, headings=unit.headings)
         chunks = res.chunker(project).chunk(doc)
-        title, first_pages = unit.title, ""
+        title, first_pages, meta = unit.title, "", {}
     else:
         assert unit.path is not None
-        doc = res.convert(unit.path, project, job.content_hash, unit.ocr_languages)
+        doc = res.convert(unit.path, project, job.content_hash, unit.ocr_languages,
+                          warnings=warnings)
         chunks, title, doc = chunk_document(res, doc, unit.path, project)
+        meta = file_metadata(doc, unit.path, title, project)
         first_pages = "\n".join(
             getattr(item, "text", "") for item, _ in doc.iterate_items()
             if any(p.page_no <= 2 for p in getattr(item, "prov", [])))
@@ -113,7 +126,17 @@ def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
 
         sparse = [Sparse([], []) for _ in texts]
     pages = doc.num_pages() if unit.text is None else 0
-    return Prepared(chunks, dense, sparse, title, pages, first_pages)
+    return Prepared(chunks, dense, sparse, title, pages, first_pages, meta, warnings)
+
+
+def file_metadata(doc: DoclingDocument, path: Any, title: str, project: ProjectConfig
+                  ) -> dict[str, Any]:
+    """Title, authors, year and DOI the file itself states (``pdfmeta``), with their
+    origin; a source's own metadata (Zotero's) wins over them in the pipeline."""
+    from ..pdfmeta import document_metadata
+
+    password = project.pdf_password.get_secret_value() if project.pdf_password else None
+    return document_metadata(doc, path, title, password=password)
 
 
 _MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+)$")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..catalog import is_file_source
-from ..errors import CiteLoomError, InvalidInput
+from ..errors import CacheDamaged, CiteLoomError, InvalidInput, from_dict, repair_hint
 from ..index import Hit, SearchFilter
 from ..payload import Passage, joined_text, passage
 
@@ -53,6 +53,12 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
             st = p.stat()
             if (st.st_size, st.st_mtime_ns) != (rec.size, rec.mtime_ns):
                 stale.append(rec.source_path)
+    warnings = [CacheDamaged(
+        f"{len(bad)} cached conversion(s) of {project.name!r} are unreadable: "
+        + ", ".join(p.name for p in bad[:3]),
+        repair_hint(project.name) + " (it drops them; an ingest re-makes them from the "
+        "files)").to_dict()] if (bad := app.damaged_cache_entries(
+            project, [r.content_hash for r in catalog.all()])) else []
     samples = []
     for h in index.scroll(batch=max(1, sample)) if sample > 0 else ():
         samples.append({"id": h.id, **{k: v for k, v in h.payload.items()
@@ -72,6 +78,7 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
         "stale_documents": stale,
         "missing_documents": missing,
         "sample": samples,
+        "warnings": warnings,
     }
 
 
@@ -124,11 +131,12 @@ def cite(app: Any, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bi
         translator = "Better BibTeX" if fmt == "bibtex" else "Better CSL JSON"
         return bbt.export(citekeys, translator)
     found: dict[str, Any] = {}
+    unread: CiteLoomError | None = None  # the library named but not readable
     if app.settings.zotero.configured:
         try:
             found = {i.citekey: i for i in app.zotero_reader().items() if i.citekey}
-        except CiteLoomError:
-            found = {}
+        except CiteLoomError as exc:
+            unread = exc
     missing = [k for k in citekeys if k not in found]
     if missing and project_name:
         index = app.index(app.settings.project(project_name, create=True).name)
@@ -143,10 +151,140 @@ def cite(app: Any, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bi
                                         title=p.get("title") or "", creators=creators,
                                         year=p.get("year"), doi=p.get("doi"), citekey=key)
     still = [k for k in citekeys if k not in found]
+    if still and unread is not None:  # say why they were not found, not that they are wrong
+        raise from_dict({"code": unread.code,
+                         "message": f"cannot look up {', '.join(still)}: {unread.message}",
+                         "hint": unread.hint + ("" if project_name else
+                                                " (or name the project that holds them: "
+                                                "its stored metadata is used)")})
     if still:
-        raise InvalidInput(f"unknown citekey(s): {', '.join(still)}",
-                           "check the keys, or name the project that holds them (-p)")
+        where = ("" if app.settings.zotero.configured else
+                 "; no Zotero library is configured (ZOTERO_DATA_DIR, ZOTERO_LOCAL or "
+                 "ZOTERO_LIBRARY_ID, see docs/ZOTERO.md)")
+        raise InvalidInput(f"unknown citekey(s): {', '.join(still)}{where}",
+                           "check the keys (`citeloom papers -p NAME` lists a project's), or "
+                           "name the project that holds them (-p)")
     items = [found[k] for k in citekeys]
     if fmt == "bibtex":
         return to_bibtex(items)
     return json.dumps(to_csl_json(items), indent=2, ensure_ascii=False)
+
+
+PAPER_FIELDS = ["doc_id", "citekey", "title", "authors", "year", "doi", "kind", "tags",
+                "collections", "zotero_key", "zotero_item", "zotero_link", "source_path",
+                "chunk_index", "page_end"]
+
+
+def _documents(index: Any) -> dict[str, dict[str, Any]]:
+    """Each document of an index: the payload of its first chunk, its chunk count and last
+    page (one scroll of a few fields: no chunk text)."""
+    docs: dict[str, dict[str, Any]] = {}
+    for h in index.scroll(fields=PAPER_FIELDS):
+        p = h.payload
+        doc = docs.get(p.get("doc_id") or h.id)
+        if doc is None:
+            docs[p.get("doc_id") or h.id] = doc = {**p, "chunks": 0, "pages": 0}
+        elif (p.get("chunk_index") or 0) < (doc.get("chunk_index") or 0):
+            doc.update({k: v for k, v in p.items()})
+        doc["chunks"] += 1
+        doc["pages"] = max(doc["pages"], p.get("page_end") or 0)
+    return docs
+
+
+def list_papers(app: Any, project_name: str | None) -> list[dict[str, Any]]:
+    """A project's papers (documents of kind passage), ordered by citekey, then title: each
+    with its citekey, title, authors, year, DOI, tags, collections, where it came from,
+    its chunks and pages, and how many of the user's Zotero annotations and notes it has."""
+    project = app.settings.project(project_name, create=True)
+    with app._swap:
+        docs = _documents(app.index(project.name))
+    extras: dict[str, int] = {}
+    for d in docs.values():
+        if d.get("kind") in ("annotation", "note") and d.get("citekey"):
+            extras[d["citekey"]] = extras.get(d["citekey"], 0) + 1
+    papers = [{
+        "doc_id": d.get("doc_id"), "citekey": d.get("citekey"), "title": d.get("title") or "",
+        "authors": d.get("authors") or [], "year": d.get("year"), "doi": d.get("doi"),
+        "tags": d.get("tags") or [], "collections": d.get("collections") or [],
+        "zotero_key": d.get("zotero_item") or d.get("zotero_key"),
+        "source_path": d.get("source_path") or "", "chunks": d["chunks"],
+        "pages": d["pages"], "annotations": extras.get(d.get("citekey") or "", 0),
+    } for d in docs.values() if d.get("kind") in (None, "passage")]
+    papers.sort(key=lambda p: ((p["citekey"] or "~").lower(), p["title"].lower()))
+    return papers
+
+
+def _match(ref: str, docs: dict[str, dict[str, Any]], rows: list[Any]) -> list[str]:
+    """The doc ids ``ref`` names, trying in turn: a doc id (or a prefix of 6+ characters),
+    a file path, a file name, a citekey or Zotero key (the paper with its annotations and
+    notes)."""
+    ids = set(docs) | {r.doc_id for r in rows}
+    if ref in ids:
+        return [ref]
+    if len(ref) >= 6:
+        prefixed = sorted(i for i in ids if i.startswith(ref))
+        if prefixed:
+            return prefixed
+    sources = {r.doc_id: r.source_path for r in rows}
+    sources.update({i: d.get("source_path") or "" for i, d in docs.items() if i not in sources})
+    path = str(Path(ref).expanduser().absolute())
+    for same in (lambda s: s in (ref, path) or s == str(Path(path).resolve()),
+                 lambda s: bool(s) and Path(s).name == ref):
+        found = sorted(i for i, s in sources.items() if same(s))
+        if found:
+            return found
+    return sorted(i for i, d in docs.items()
+                  if ref in (d.get("citekey"), d.get("zotero_key"), d.get("zotero_item")))
+
+
+def remove_documents(app: Any, name: str, refs: list[str]) -> dict[str, Any]:
+    """Remove documents (points and catalog rows) named by ``refs`` (see :func:`_match`).
+    Every ref is resolved first: one that names nothing, or a file name that names several
+    files, removes nothing at all. Written to the audit log like an ingest."""
+    from ..report import FileResult, IngestReport, write_audit
+
+    refs = [r.strip() for r in refs if r.strip()]
+    if not refs:
+        raise InvalidInput("no document named", "name documents by doc id, file path, file "
+                           "name or citekey; `citeloom papers -p NAME` lists them")
+    with app._swap:
+        index = app.index(name)
+        catalog = app.catalog(name)
+        rows = catalog.all()
+        docs = _documents(index)
+        chosen: dict[str, None] = {}
+        for ref in refs:
+            found = _match(ref, docs, rows)
+            if not found:
+                raise InvalidInput(f"no document {ref!r} in project {name!r}; nothing was "
+                                   "removed", "name it by doc id, file path, file name or "
+                                   f"citekey; `citeloom papers -p {name}` lists them")
+            keys = {docs.get(i, {}).get("citekey") for i in found}
+            if len(found) > 1 and not (len(keys) == 1 and None not in keys):
+                shown = ", ".join(f"{i[:12]} ({docs.get(i, {}).get('source_path', '')})"
+                                  for i in found[:5])
+                raise InvalidInput(f"{ref!r} names {len(found)} documents: {shown}; nothing "
+                                   "was removed", "name one by its doc id or full path")
+            chosen.update(dict.fromkeys(found))
+        report = IngestReport(name, source="remove")
+        by_id = {r.doc_id: r for r in rows}
+        for doc_id in chosen:
+            doc, rec = docs.get(doc_id, {}), by_id.get(doc_id)
+            index.delete_doc(doc_id)
+            if rec is not None:
+                catalog.delete(doc_id)
+            report.files.append(FileResult(
+                rec.source_path if rec else doc.get("source_path") or doc_id, "removed",
+                doc_id=doc_id, chunks=doc.get("chunks") or (rec.chunks if rec else 0)))
+    write_audit(app.settings.data_dir, report, app.started_by)
+    project = app.settings.project(name, create=True)
+    sources = [str(s.expanduser().resolve()) for s in project.sources]
+    back = [f.path for f in report.files if Path(f.path).is_file()
+            and any(f.path == s or f.path.startswith(s.rstrip("/") + "/") for s in sources)]
+    return {"project": name,
+            "removed": [{"doc_id": f.doc_id, "source_path": f.path, "chunks": f.chunks,
+                         "citekey": docs.get(f.doc_id or "", {}).get("citekey"),
+                         "title": docs.get(f.doc_id or "", {}).get("title") or ""}
+                        for f in report.files],
+            "chunks": sum(f.chunks for f in report.files),
+            "comes_back": back, "audit_log": report.audit_log}

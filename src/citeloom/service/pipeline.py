@@ -34,7 +34,7 @@ from ..catalog import Catalog, DocRecord, catalogued
 from ..errors import CiteLoomError, DiskFull, IndexDamaged, SourceNotFound, as_error
 from ..index import Index, PointData
 from ..models import sha256_file
-from ..payload import chunk_id, chunk_payload
+from ..payload import chunk_id, chunk_payload, merge_metadata
 from ..report import FileResult, IngestReport, write_audit
 from ..sources import Context, Source, Unit
 from .executor import Executor, Job, Prepared
@@ -268,9 +268,14 @@ class Pipeline:
             result.seconds = round(time.perf_counter() - job.started, 3)
             self._emit(result)
             return
-        meta = self._source.metadata(unit, outcome.first_pages, result)
+        for warning in outcome.warnings:  # (a damaged cache entry, converted again)
+            self._report.warnings.append(warning)
+            result.note = result.note or warning["code"]
+        given = self._source.metadata(unit, outcome.first_pages, result)
         if unit.zotero_version is not None:  # in the payload too, for `citeloom repair`
-            meta = {**(meta or {}), "zotero_version": unit.zotero_version}
+            given = {**(given or {}), "zotero_version": unit.zotero_version}
+        # Zotero's fields win; what the PDF states fills the rest (with its origin).
+        meta = merge_metadata(outcome.meta, given) if outcome.meta or given else None
         title = (meta or {}).get("title") or outcome.title
         n, model = len(outcome.chunks), self.project.dense_model
         points = [

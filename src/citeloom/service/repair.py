@@ -19,7 +19,6 @@ same content (so the next ingest skips it by ``stat``), else 0 (the next ingest 
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import time
@@ -338,22 +337,8 @@ def _record(doc_id: str, p: dict[str, Any], chunks: int) -> tuple[DocRecord, boo
 
 
 # -- 5. the conversion cache ------------------------------------------------------------------
-def damaged_cache_entries(app: Any, project: Any, hashes: list[str]) -> list[Path]:
-    """The project's conversion-cache entries that do not decompress as JSON."""
-    bad = []
-    for h in hashes:
-        path = app._cache_path(h, project)
-        if not path.is_file():
-            continue
-        try:
-            json.loads(gzip.decompress(path.read_bytes()))
-        except (OSError, ValueError, EOFError):
-            bad.append(path)
-    return bad
-
-
 def _cache(app: Any, project: Any, hashes: list[str], report: RepairReport) -> None:
-    bad = damaged_cache_entries(app, project, hashes)
+    bad = app.damaged_cache_entries(project, hashes)
     for path in bad:
         path.unlink(missing_ok=True)
     if bad:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import (
+    CatalogDamaged,
     CiteLoomError,
     EmbeddingMismatch,
     HybridNotSupported,
@@ -19,10 +20,27 @@ from ..errors import (
     InvalidProject,
     from_dict,
 )
-from ..index import Fusion, Hit, Mode, ModelLock, SearchFilter
+from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
 from ..payload import Passage, hit_json, passage
 
 RRF_K = 60  # rank fusion across projects, as Qdrant's RRF within one
+# What a hit's score means, per mode (shown beside the hits, and in the docs).
+SCORES = {
+    "dense": "cosine similarity of meaning, -1 to 1 (about 0.3 and up is related)",
+    "sparse": "BM25 term score, 0 and up; it grows with matched rare words and depends on "
+              "the project, so compare it only within one answer",
+    "hybrid": "fusion of meaning and terms: DBSF (the default) sums each ranking's "
+              "normalised scores (0 to 2); RRF sums 1/(60+rank) (at most about 0.033)",
+    "rrf": "rank fusion across projects: 1/(60+rank in its project)",
+}
+# Filter fields a document may simply lack (a PDF without a year on its first page).
+# payload field -> (the filters on it, what a document lacking it has not)
+FILTERED_FIELDS = {"year": (("year_from", "year_to"), "year"),
+                   "authors": (("authors",), "authors"),
+                   "citekey": (("citekeys",), "citekey"),
+                   "tags": (("tags_any", "tags_all"), "tags"),
+                   "collections": (("collections",), "Zotero collection"),
+                   "section_keys": (("section_prefix",), "headings")}
 
 
 @dataclass
@@ -38,6 +56,10 @@ class QueryResult:
     projects: list[str] = field(default_factory=list)  # the projects that answered
     skipped: list[dict[str, str]] = field(default_factory=list)  # {project, code, message, hint}
     merge: str | None = None  # across projects: "score" or "rrf" (see :func:`merge`)
+    warnings: list[dict[str, str]] = field(default_factory=list)  # {code, message, hint}
+    # Documents a filter left out only because they lack its field: {"year": 3}.
+    excluded: dict[str, int] = field(default_factory=dict)
+    reason: dict[str, Any] | None = None  # why there are no hits: {code, message, hint}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> QueryResult:
@@ -46,14 +68,21 @@ class QueryResult:
                    models=d["models"], hits=[Passage(**h) for h in d["hits"]],
                    timings_ms=d["timings_ms"], correlation_id=d["correlation_id"],
                    projects=d.get("projects") or ([d["project"]] if d["project"] else []),
-                   skipped=d.get("skipped", []), merge=d.get("merge"))
+                   skipped=d.get("skipped", []), merge=d.get("merge"),
+                   excluded=d.get("excluded") or {}, reason=d.get("reason"),
+                   warnings=d.get("warnings", []))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"project": self.project, "projects": self.projects, "skipped": self.skipped,
-                "merge": self.merge, "query": self.query, "mode": self.mode,
-                "fusion": self.fusion, "models": self.models,
-                "hits": [hit_json(h) for h in self.hits], "timings_ms": self.timings_ms,
-                "correlation_id": self.correlation_id}
+        out = {"project": self.project, "projects": self.projects, "skipped": self.skipped,
+               "merge": self.merge, "query": self.query, "mode": self.mode,
+               "fusion": self.fusion, "models": self.models,
+               "score": SCORES[self.mode if self.merge != "rrf" else "rrf"],
+               "hits": [hit_json(h) for h in self.hits], "timings_ms": self.timings_ms,
+               "excluded": self.excluded, "reason": self.reason,
+               "correlation_id": self.correlation_id}
+        if self.warnings:
+            out["warnings"] = self.warnings
+        return out
 
 
 @dataclass
@@ -80,6 +109,17 @@ class SimilarResult:
 def _check_top_k(top_k: int) -> None:
     if not 1 <= top_k <= 50:
         raise InvalidInput(f"top_k must be between 1 and 50, not {top_k}", "pick 1-50")
+
+
+def check_filter(flt: SearchFilter | None) -> None:
+    """Refuse what can match nothing by construction: an inverted range."""
+    if flt is None:
+        return
+    for name, lo, hi in (("year", flt.year_from, flt.year_to),
+                         ("page", flt.page_from, flt.page_to)):
+        if lo is not None and hi is not None and lo > hi:
+            raise InvalidInput(f"{name}_from {lo} is after {name}_to {hi}",
+                               f"swap them: {name}_from {hi}, {name}_to {lo}")
 
 
 def _check_query(text: str, top_k: int, mode: str, fusion: str) -> None:
@@ -119,29 +159,29 @@ def _ms(a: float, b: float) -> float:
 
 
 def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid",
-          top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+          top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
           group_by_doc: bool = False, include_references: bool = False,
           max_chars: int = 600) -> QueryResult:
     """Search a project. A chunk longer than ``max_chars`` shows the part that best matches
     ``text`` (``payload.window``)."""
     t0 = time.perf_counter()
     _check_query(text, top_k, mode, fusion)
+    check_filter(flt)
     project = app.settings.project(project_name, create=True)
     lock = _lock_for(app, project, mode)
     t1 = time.perf_counter()
     dense = app.dense(lock.dense_model).embed_query(text) if mode != "sparse" else None
     sparse = app.sparse().embed_query(text) if mode != "dense" else None
     t2 = time.perf_counter()
-    limit = min(top_k * 5, 250) if group_by_doc else top_k
+    given = flt
     flt = _search_filter(flt, include_references)
-    with app._swap:
-        hits = app.index(project.name).search(
-            dense=dense, sparse=sparse, mode=mode, limit=limit, flt=flt, fusion=fusion,
-            rrf_k=project.rrf_k, prefetch=project.prefetch)
-    if group_by_doc:
-        hits = best_per_doc(hits)[:top_k]
+    hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
+                        flt=flt, fusion=fusion, group_by_doc=group_by_doc)
+    excluded = excluded_for(app, project.name, given)
     t3 = time.perf_counter()
     return QueryResult(
+        excluded=excluded,
+        reason=None if hits else empty_reason(app, project.name, given, excluded, mode),
         project=project.name, query=text, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
         models={"dense": lock.dense_model, "sparse": lock.sparse_model},
@@ -150,7 +190,21 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
                     "total": _ms(t0, time.perf_counter())},
         correlation_id=uuid.uuid4().hex[:12], projects=[project.name],
+        warnings=catalog_warnings(app, project.name),
     )
+
+
+def catalog_warnings(app: Any, name: str) -> list[dict[str, str]]:
+    """A query answers from the index alone, but a damaged catalog is said with its code
+    (CATALOG_DAMAGED, and the repair), since the project's next ingest would stop on it."""
+    if not (app.settings.index_dir / name / "catalog.sqlite").exists():
+        return []  # (an index written without a catalog: texts)
+    try:
+        app.catalog(name)  # opening reads its schema; it stays open for the next query
+    except CatalogDamaged as exc:
+        return [{**exc.to_dict(), "message": f"project {name!r}: {exc.message} — this answer "
+                 "comes from the index, which is intact"}]
+    return []
 
 
 # -- across projects ------------------------------------------------------------------------
@@ -213,7 +267,7 @@ def _models(locks: list[ModelLock]) -> dict[str, str]:
 
 
 def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hybrid",
-               top_k: int = 10, fusion: Fusion = "rrf", flt: SearchFilter | None = None,
+               top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
                group_by_doc: bool = False, include_references: bool = False,
                max_chars: int = 600) -> QueryResult:
     """Search several projects (None: all with an index) with the same question and
@@ -223,6 +277,7 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     each document in each project."""
     t0 = time.perf_counter()
     _check_query(text, top_k, mode, fusion)
+    check_filter(flt)
     answering, skipped = [], []
     for name in _targets(app, names):
         try:
@@ -237,24 +292,29 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
              for _, lock in answering if mode != "sparse"}
     sparse = app.sparse().embed_query(text) if mode != "dense" else None
     t2 = time.perf_counter()
-    limit = min(top_k * 5, 250) if group_by_doc else top_k
+    given = flt
     flt = _search_filter(flt, include_references)
-    ranked = []
+    ranked, excluded, reasons = [], {}, []
     for project, lock in answering:
         try:
-            with app._swap:
-                hits = app.index(project.name).search(
-                    dense=dense.get(lock.dense_model), sparse=sparse, mode=mode, limit=limit,
-                    flt=flt, fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch)
+            hits = search_index(app, project, dense=dense.get(lock.dense_model),
+                                sparse=sparse, mode=mode, top_k=top_k, flt=flt,
+                                fusion=fusion, group_by_doc=group_by_doc)
+            found = excluded_for(app, project.name, given)
+            if not hits:
+                reasons.append(empty_reason(app, project.name, given, found, mode))
         except CiteLoomError as exc:
             skipped.append(_skip(project.name, exc))
             continue
-        ranked.append((project.name, lock, best_per_doc(hits) if group_by_doc else hits))
+        for key, n in found.items():
+            excluded[key] = excluded.get(key, 0) + n
+        ranked.append((project.name, lock, hits))
     if not ranked:
         raise _none_answered(skipped)
     rule, merged = merge(ranked, mode, top_k)
     t3 = time.perf_counter()
     return QueryResult(
+        excluded=excluded, reason=None if merged else _reasons(reasons),
         project=None, query=text, mode=mode, fusion=fusion if mode == "hybrid" else None,
         models=_models([lock for _, lock, _ in ranked]),
         hits=[passage(rank, h, max_chars, query=text, project=name)
@@ -262,7 +322,8 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
                     "total": _ms(t0, time.perf_counter())},
         correlation_id=uuid.uuid4().hex[:12], projects=[name for name, _, _ in ranked],
-        skipped=skipped, merge=rule)
+        skipped=skipped, merge=rule,
+        warnings=[w for name, _, _ in ranked for w in catalog_warnings(app, name)])
 
 
 def _check_ids(chunk_ids: list[str], negative_ids: list[str], top_k: int) -> None:
@@ -283,6 +344,7 @@ def similar(app: Any, project_name: str | None, chunk_ids: list[str],
     """Passages like the given chunks (and unlike ``negative_ids``). No query text here:
     a long chunk shows its head (its first sentences)."""
     _check_ids(chunk_ids, [], top_k)
+    check_filter(flt)
     project = app.settings.project(project_name, create=True)
     with app._swap:
         hits = app.index(project.name).recommend(chunk_ids, negative_ids or [], top_k, flt)
@@ -298,6 +360,7 @@ def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
     skipped: its vectors live in another space). The given chunks are never returned."""
     negative_ids = negative_ids or []
     _check_ids(chunk_ids, negative_ids, top_k)
+    check_filter(flt)
     opened, skipped = [], []
     for name in _targets(app, names):
         try:
@@ -362,3 +425,99 @@ def best_per_doc(hits: list[Hit]) -> list[Hit]:
             seen.add(doc)
             out.append(h)
     return out
+
+
+def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode, top_k: int,
+                 flt: SearchFilter | None, fusion: Fusion, group_by_doc: bool) -> list[Hit]:
+    """One project's ranking. ``group_by_doc``: the best passage of each of ``top_k``
+    papers, whenever the project has that many. Edge has no group-by query, so it asks for
+    ``top_k`` × 5 passages, keeps the best of each paper, and asks again with the papers
+    it has left out, until it has ``top_k`` or the project has no more: in dense and
+    sparse mode exactly the grouping of the whole ranking (each round continues it);
+    in hybrid, each round's fusion ranks the passages that are left."""
+    index = app.index(project.name)
+
+    def ask(limit: int, f: SearchFilter | None) -> list[Hit]:
+        with app._swap:
+            return index.search(dense=dense, sparse=sparse, mode=mode, limit=limit, flt=f,
+                                 fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch)
+
+    if not group_by_doc:
+        return ask(top_k, flt)
+    limit = min(top_k * 5, 250)
+    out: list[Hit] = []
+    seen: list[str] = []
+    while len(out) < top_k:
+        f = dataclasses.replace(flt or SearchFilter())
+        f.exclude_doc_ids = sorted({*f.exclude_doc_ids, *seen})
+        hits = ask(limit, f)
+        for h in best_per_doc(hits):
+            out.append(h)
+            seen.append(h.payload.get("doc_id", h.id))
+        if len(hits) < limit:  # the project has nothing more
+            break
+    return out[:top_k]
+
+
+def _docs(app: Any, project: str, flt: SearchFilter) -> int:
+    """How many documents have a chunk that ``flt`` lets through."""
+    with app._swap:
+        return len({h.payload.get("doc_id") for h in
+                    app.index(project).scroll(fields=["doc_id"], flt=flt)})
+
+
+def excluded_for(app: Any, project: str, flt: SearchFilter | None) -> dict[str, int]:
+    """For each field the filter restricts that documents may lack (a year, authors,
+    a citekey…): how many documents of the project lack it, and so cannot match."""
+    if flt is None:
+        return {}
+    out = {}
+    for key, (names, _) in FILTERED_FIELDS.items():
+        if any(getattr(flt, n) not in (None, [], "") for n in names):
+            n = _docs(app, project, SearchFilter(missing=[key], kinds=["passage"]))
+            if n:
+                out[key] = n
+    return out
+
+
+def empty_reason(app: Any, project: str, flt: SearchFilter | None, excluded: dict[str, int],
+                 mode: str) -> dict[str, Any]:
+    """Why a search of ``project`` found nothing: it is empty; its documents lack what
+    the filter asks for; the filter matched nothing else; or (sparse) no passage holds a
+    word of the query."""
+    with app._swap:
+        total = app.index(project).count()
+    if not total:
+        return {"code": "PROJECT_EMPTY", "project": project,
+                "message": f"project {project!r} has no documents yet",
+                "hint": f"ingest some: `citeloom ingest PATH -p {project}`"}
+    if flt is not None and not flt.is_empty():
+        docs = _docs(app, project, SearchFilter())
+        lacking = ", ".join(f"{n} of {docs} documents have no {FILTERED_FIELDS[key][1]}"
+                            for key, n in excluded.items())
+        return {"code": "FILTERED_OUT", "project": project, "excluded": excluded,
+                "message": "no passage matches the filters"
+                + (f" ({lacking}, so the filter leaves them out)" if lacking else ""),
+                "hint": "loosen or drop a filter; authors match by family name, sections "
+                        "by heading words" + ("; documents without the field get it from "
+                                             "Zotero, or from their first page when it "
+                                             "states it" if lacking else "")}
+    if mode == "sparse":
+        return {"code": "NO_MATCH", "project": project,
+                "message": "no passage contains a word of the query (sparse search "
+                           "matches exact words)",
+                "hint": "try hybrid or dense mode, or other words"}
+    return {"code": "NO_MATCH", "project": project, "message": "nothing matched the query",
+            "hint": "try other words"}
+
+
+def _reasons(reasons: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """One reason for an empty answer across projects: each project's, joined."""
+    if not reasons:
+        return None
+    if len(reasons) == 1:
+        return reasons[0]
+    codes = {r["code"] for r in reasons}
+    return {"code": codes.pop() if len(codes) == 1 else "NO_MATCH",
+            "message": "; ".join(f"{r['project']}: {r['message']}" for r in reasons),
+            "hint": reasons[0]["hint"], "projects": reasons}

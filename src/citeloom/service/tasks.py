@@ -51,6 +51,7 @@ class Task:
     headings: bool = False
     ocr_languages: list[str] | None = None
     cached: bytes | None = None  # the cached conversion (gzipped DoclingDocument JSON)
+    cache_name: str = ""  # its file name in the driver's cache (for a warning)
 
 
 @dataclass
@@ -89,6 +90,7 @@ def to_task(key: int, job: Job, app: Any, project: ProjectConfig, *, ship: bool)
     if unit.path is not None:
         task.name = unit.path.name
         task.cached = app.cached_conversion(job.content_hash, project)
+        task.cache_name = app._cache_path(job.content_hash, project).name
         if ship:
             task.data = unit.path.read_bytes()
         else:
@@ -177,19 +179,24 @@ class WorkerSide:
         return self._converters[key]
 
     def convert(self, path: Path, project: ProjectConfig, content_hash: str,
-                ocr_languages: list[str] | None = None) -> Any:
-        """The task's cached conversion, else a new one (kept for the driver's cache)."""
+                ocr_languages: list[str] | None = None,
+                warnings: list[dict[str, str]] | None = None) -> Any:
+        """The task's cached conversion, else a new one (kept for the driver's cache). A
+        damaged cache entry is converted again (the driver replaces it), and said in
+        ``warnings`` (CACHE_DAMAGED), as in process."""
         from docling_core.types.doc import DoclingDocument
 
         from ..convert import convert_file
         from ..worker import _hint
+        from .executor import cache_damaged
 
         assert self.task is not None
         if self.task.cached is not None:
             try:
                 return DoclingDocument.model_validate_json(gzip.decompress(self.task.cached))
-            except Exception:  # a damaged cache entry is just re-made (and replaced)
-                pass
+            except Exception as exc:
+                if warnings is not None:
+                    warnings.append(cache_damaged(path.name, self.task.cache_name, exc))
         started, cpu = time.perf_counter(), time.process_time()
         try:
             doc = convert_file(path, self._converter(project, ocr_languages))

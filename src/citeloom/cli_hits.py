@@ -1,0 +1,95 @@
+"""How the CLI prints hits: exactly. The user's text (titles, passages, annotations) is
+never read as markup, emoji codes or highlighting, and is never hard-wrapped, so a quote
+copied from the terminal is the document's text. ``query`` and ``annotations`` print
+through here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+from .cli_library import print_json, service
+
+
+def plain_console() -> Any:
+    """A console that prints the user's text as it is: no markup, emoji codes or
+    highlighting read into it (``[sic]`` stays), and no hard line breaks (the terminal
+    wraps, so a copied quote is the document's text)."""
+    from rich.console import Console
+
+    return Console(markup=False, emoji=False, highlight=False, soft_wrap=True)
+
+
+def print_hits(header: str, hits: list[Any], show_project: bool = False,
+                answer: dict[str, Any] | None = None) -> None:
+    """Each hit: page, author · year and score first, then the title, the section, the
+    passage on one line (exactly its text), the chunk id and link. ``answer`` (a query's)
+    adds what the score means, and why there are no hits or which documents a filter
+    left out."""
+    from rich.text import Text
+
+    console = plain_console()
+    console.print(Text(header, style="dim"))
+    if answer is not None:
+        console.print(Text(f"score: {answer['score']}", style="dim"))
+        for key, n in (answer.get("excluded") or {}).items():
+            console.print(Text(f"note: {n} document{'' if n == 1 else 's'} without {key} "
+                               "cannot match this filter", style="yellow"))
+        if not hits and answer.get("reason"):
+            why = answer["reason"]
+            console.print(Text(f"no hits: {why['message']} — {why['hint']}", style="yellow"))
+    for h in hits:
+        who = " · ".join(x for x in (h.byline, h.citekey) if x) or Path(h.source_path).name
+        if show_project:
+            who = f"{h.project}: {who}"
+        line = Text(f"\n{h.rank}. ", style="bold")
+        if h.kind != "note" and h.page_start is not None:
+            line.append(h.pages, style="cyan").append(" · ")
+        line.append(who)
+        if h.kind != "passage":
+            line.append(f" · {h.annotation_type or h.kind}" + (f" {h.color}" if h.color
+                                                                else ""), style="magenta")
+        line.append(f" · score {h.score:.4f}", style="dim")
+        console.print(line)
+        if h.title:
+            console.print(Text("   " + h.title, style="bold"))
+        if h.section_path:
+            console.print(Text(f"   § {h.section_path}", style="green"))
+        # One line: a paragraph break becomes a space, nothing else in the text changes.
+        console.print(Text("   " + re.sub(r"\s*\n\s*", " ", h.text.strip())))
+        console.print(Text(f"   chunk {h.chunk_id}"
+                           + (f" · {h.zotero_link}" if h.zotero_link else ""), style="dim"))
+
+
+def cmd_annotations(args: argparse.Namespace, settings: Any) -> int:
+    from rich.text import Text
+
+    from .payload import hit_json
+
+    with service(settings) as app:
+        hits = app.list_annotations(args.project, args.citekey, args.kind or None,
+                                    max_chars=settings.passage_chars)
+    if args.json:  # the MCP tool's shape
+        print_json({"project": settings.project(args.project, create=True).name,
+                     "citekey": args.citekey, "hits": [hit_json(h) for h in hits]})
+        return 0
+    console = plain_console()
+    if not hits:
+        console.print(f"no annotations or notes of {args.citekey} in this project")
+    for h in hits:
+        if h.kind == "note":
+            console.print(Text("note", style="magenta"))
+        else:
+            printed = (f" (printed {h.page_label})" if h.page_label
+                       and h.page_label != str(h.page_start) else "")
+            line = Text(f"{h.pages}{printed}", style="cyan").append(
+                f" {h.annotation_type}" + (f" {h.color}" if h.color else ""), style="magenta")
+            if h.section_path:
+                line.append(f" § {h.section_path}", style="green")
+            console.print(line)
+        console.print(Text("   " + h.text.replace("\n", "\n   ")))
+        console.print(Text(f"   {h.zotero_link}", style="dim"))
+    return 0
