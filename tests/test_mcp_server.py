@@ -138,6 +138,10 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
             assert len(like["hits"]) == 2 and like["correlation_id"]
             assert hit["chunk_id"] not in {h["chunk_id"] for h in like["hits"]}
             assert {"citekey", "page_start", "section_path", "text"} <= set(like["hits"][0])
+            unlike = (await c.call_tool("find_similar", {
+                "project": "lib", "chunk_ids": [hit["chunk_id"]],
+                "filters": {"year_from": 2011}})).data
+            assert unlike["hits"] == [] and unlike["reason"]["code"] == "FILTERED_OUT"
 
             info = (await c.call_tool("inspect", {"project": "lib", "sample": 1})).data
             assert info["chunks"] > 0 and len(info["sample"]) == 1

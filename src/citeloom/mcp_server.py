@@ -340,6 +340,14 @@ async def _similar(project: str | None, chunk_ids: list[str], top_k: int,
             timeout=s.query_timeout_s)
         answer = {"project": project, "similar_to": chunk_ids, "mode": "recommend",
                   "hits": [hit_json(p) for p in hits]}
+    if not answer["hits"]:  # an empty answer says why, as a query's does
+        filtered = not f.to_search().is_empty()
+        answer["reason"] = {
+            "code": "FILTERED_OUT" if filtered else "NO_MATCH",
+            "message": "no other passage like these matches the filters" if filtered
+            else "no other passage is like these (the project may hold only them)",
+            "hint": "loosen or drop a filter" if filtered
+            else "search with query_hybrid instead"}
     ms = round((time.perf_counter() - started) * 1000, 2)
     answer.update(timings_ms={"total": ms}, correlation_id=cid)
     log.info("similar", extra={"cid": cid, "project": project or names,
