@@ -44,6 +44,9 @@ _log = logging.getLogger(__name__)
 
 
 def import_ray() -> Any:
+    # Runtime stays offline: Ray's usage-stats report (to a Ray server on the web) is off
+    # unless the user turned it on; a cluster started with `ray start` is set apart.
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     try:
         import ray
     except ImportError:
