@@ -24,7 +24,7 @@ CHUNK_NAMESPACE = uuid.UUID("6f1c1a52-3c1e-4d59-9a57-0d1f3c2b7e10")
 KEYWORD_FIELDS = ("project_id", "doc_id", "citekey", "tags", "zotero_key", "source_path",
                   "authors", "collections", "item_labels", "section_prefixes", "kind",
                   "color", "author_keys", "section_keys")
-INTEGER_FIELDS = ("year", "page_start")
+INTEGER_FIELDS = ("year", "page_start", "chunk_index")  # chunk_index: counting documents
 TEXT_FIELDS = ("chunk_text",)
 
 # Document metadata every chunk carries, with its value when nothing better is known.

@@ -108,9 +108,11 @@ class SearchFilter:
     page_to: int | None = None
     exclude_doc_ids: list[str] = field(default_factory=list)  # (grouping by paper)
     missing: list[str] = field(default_factory=list)  # payload fields that must be empty
+    first_chunks: bool = False  # only each document's first chunk: to count documents
 
     def is_empty(self) -> bool:
-        return not any(v not in (None, [], "") for v in asdict(self).values())
+        return not any(v is not False and v not in (None, [], "")
+                       for v in asdict(self).values())
 
 
 def atomic_json(path: Path, data: dict) -> None:
@@ -187,7 +189,9 @@ class Index(ABC):
         """Remove these points (a re-written document's surplus chunks)."""
 
     @abstractmethod
-    def count(self, doc_id: str | None = None) -> int: ...
+    def count(self, doc_id: str | None = None, flt: SearchFilter | None = None) -> int:
+        """Chunks in the index, of ``doc_id`` if given, that ``flt`` (if given) lets
+        through; with ``flt.first_chunks``, documents."""
 
     @abstractmethod
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
@@ -358,4 +362,6 @@ def build_filter(flt: SearchFilter | None, d: FilterDialect) -> Any:
         must_not.append(d.has_id(list(flt.exclude_ids)))
     if flt.exclude_doc_ids:
         must_not.append(d.any_of("doc_id", list(flt.exclude_doc_ids)))
+    if flt.first_chunks:
+        must.append(d.equals("chunk_index", 0))
     return d.combine(must or None, must_not or None)

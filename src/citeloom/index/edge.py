@@ -279,13 +279,13 @@ class EdgeIndex(Index):
             shard.update(q.UpdateOperation.delete_points(list(ids)))
             shard.flush()
 
-    def count(self, doc_id: str | None = None) -> int:
+    def count(self, doc_id: str | None = None, flt: SearchFilter | None = None) -> int:
         import qdrant_edge as q
 
-        flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
+        f = build_filter(scroll_filter(doc_id, flt), _dialect())
         shard = self._open()
         with self._edge():
-            return shard.count(q.CountRequest(filter=flt, exact=True))
+            return shard.count(q.CountRequest(filter=f, exact=True))
 
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
                limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,

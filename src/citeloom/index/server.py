@@ -159,9 +159,9 @@ class ServerIndex(Index):
             self.client.delete(self.collection, wait=True,
                                points_selector=m.PointIdsList(points=ids))
 
-    def count(self, doc_id: str | None = None) -> int:
-        flt = build_filter(SearchFilter(doc_ids=[doc_id]), _dialect()) if doc_id else None
-        return self.client.count(self.collection, count_filter=flt, exact=True).count
+    def count(self, doc_id: str | None = None, flt: SearchFilter | None = None) -> int:
+        f = build_filter(scroll_filter(doc_id, flt), _dialect())
+        return self.client.count(self.collection, count_filter=f, exact=True).count
 
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
                limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,
