@@ -564,11 +564,11 @@ def _cmd_serve(args: argparse.Namespace, settings: Any) -> int:
     if args.transport == "stdio" and settings.daemon and settings.mcp_prefork:
         from .daemon import daemon_paths, prefork
 
-        if not prefork.FORKED:  # hand this stdio to the daemon's pre-imported server
-            code = prefork.relay(daemon_paths(settings.data_dir).mcp_socket,
-                                 str(args.config) if args.config else None)
-            if code is not None:
-                return code
+        # Hand this stdio to the daemon's pre-imported server (None: serve here).
+        code = prefork.relay(daemon_paths(settings.data_dir).mcp_socket,
+                             str(args.config) if args.config else None)
+        if code is not None:
+            return code
     if args.config:  # the server reads its settings from $CITELOOM_CONFIG
         os.environ["CITELOOM_CONFIG"] = str(args.config)
     from .mcp_server import serve

@@ -32,8 +32,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-#: Set in a forked server, so its ``citeloom serve`` runs the server instead of relaying.
-FORKED = False
 _FORKED_ENV = "CITELOOM_MCP_FORKED"  # in a forked server's environment, for its children
 _HEADER = struct.Struct("!I")
 
@@ -217,8 +215,6 @@ def _become_server(listener: socket.socket, conn: socket.socket, request: dict[s
                    fds: list[int]) -> None:
     """In the forked process: take the spawned process's stdio, environment and directory,
     and serve MCP on stdio as the spawned ``citeloom serve`` would have."""
-    import citeloom.daemon.prefork as this  # (not ``__main__``: the module cli.py reads)
-
     code = 1
     try:
         listener.close()
@@ -234,7 +230,6 @@ def _become_server(listener: socket.socket, conn: socket.socket, request: dict[s
         os.umask(int(request.get("umask", 0o022)))
         conn.sendall(_message({"pid": os.getpid()}))
         conn.close()
-        this.FORKED = True  # so it serves, and never relays again
         if request.get("config"):  # (`serve --config`: the server reads $CITELOOM_CONFIG)
             os.environ["CITELOOM_CONFIG"] = request["config"]
         sys.argv = ["citeloom", "serve"]
