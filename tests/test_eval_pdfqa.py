@@ -146,7 +146,7 @@ def test_small_pdfqa_run(make_settings, tmp_path: Path,  # type: ignore[no-untyp
     assert report["corpus"]["pdfs"] == 3 and not report["corpus"]["failed"]
     n = report["questions"]
     assert n == len(report["per_question"]) >= 5
-    assert list(report["results"]) == [label for label, _, _ in ev.RUNS]
+    assert list(report["results"]) == [label for label, _, _ in ep.PDFQA_RUNS]
     for label, r in {**report["results"], **report["baseline"]}.items():
         assert r["n"] == n
         for metric in ("page@1", "page@5", "mrr@10", "evidence@5"):

@@ -20,9 +20,11 @@ from fastmcp.client.transports import StdioTransport
 
 from citeloom.config import Settings
 from citeloom.errors import InvalidInput
+from citeloom.eval_pdfqa import evidence_in
 from citeloom.index import SearchFilter
 from citeloom.payload import external_metadata, heading_key, merge_metadata
 from citeloom.pdfmeta import parse_byline
+from citeloom.pdfqa import load_devset
 from citeloom.service import CiteLoom
 from citeloom.sources.texts import TextDoc
 
@@ -260,6 +262,10 @@ def test_an_empty_mcp_answer_carries_its_reason(library: dict[str, Any]) -> None
             out["found"] = (await c.call_tool("query", {
                 "project": "demo", "text": "staffing", "top_k": 2,
                 "filters": {"year_from": 1900}})).data
+            for key, per_page in (("pages", True), ("chunks", False)):
+                out[key] = (await c.call_tool("query_hybrid", {
+                    "project": "demo", "text": "staffing levels at district hospitals",
+                    "top_k": 10, "filters": {"one_per_page": per_page}})).data
             return out
 
     out = asyncio.run(scenario())
@@ -273,3 +279,30 @@ def test_an_empty_mcp_answer_carries_its_reason(library: dict[str, Any]) -> None
     assert found["hits"] and found["reason"] is None and found["excluded"] == {"year": 1}
     assert all(h["byline"].endswith(str(h["year"])) for h in found["hits"])
     assert "cosine" in found["score"]
+    # One hit per page by default, the page's next best passages in its parts; per chunk
+    # when asked, and then one page may come back several times.
+    pages = [(h["doc_id"], h["page_start"]) for h in out["pages"]["hits"]]
+    assert len(pages) == 10 == len(set(pages))
+    assert any(len(h["parts"]) > 1 for h in out["pages"]["hits"])
+    chunks = [(h["doc_id"], h["page_start"]) for h in out["chunks"]["hits"]]
+    assert all(h["parts"] == [] for h in out["chunks"]["hits"]) and len(set(chunks)) < 10
+
+
+# -- one hit per page (issue #17) ------------------------------------------------------------
+def test_a_page_hit_is_its_pages_best_chunks_and_shows_the_answer(app: Any) -> None:
+    q = next(q for q in load_devset() if q.id == "ex2-05")  # a definition in cermine example2
+    chunks = app.query("demo", q.question, top_k=25, per_page=False).hits
+    pages = app.query("demo", q.question, top_k=5).hits  # the default: one hit per page
+    keys = [(h.doc_id, h.page_start) for h in pages]
+    # the pages in the order of their best chunk in the chunk ranking (the same 25 chunks)
+    assert keys == list(dict.fromkeys((h.doc_id, h.page_start) for h in chunks))[:5]
+    for h in pages:
+        same = [c.chunk_id for c in chunks if (c.doc_id, c.page_start) == (h.doc_id,
+                                                                           h.page_start)]
+        assert h.chunk_id == same[0]
+        assert sorted(p["chunk_id"] for p in h.parts) == (sorted(same[:3]) if len(same) > 1
+                                                          else [])
+    # The answer is in the chunk ranking's 6th or later chunk, so the five best chunks do
+    # not show it; the five best pages, each with its next best chunks, do.
+    assert not any(evidence_in(q.evidence, h.text) for h in chunks[:5])
+    assert any(evidence_in(q.evidence, h.text) for h in pages)

@@ -1,13 +1,16 @@
 """What a hit shows of a chunk longer than ``max_chars``: the sentences that match the
 query (payload.window), not the chunk's first characters; checked on the function and on a
-real indexed chunk whose answer is its last sentence."""
+real indexed chunk whose answer is its last sentence; and what a page hit (a page's best
+chunks together) shows."""
 
 from __future__ import annotations
 
 import pytest
 
-from citeloom.payload import ELLIPSIS, passage, terms, window
+from citeloom.index import Hit
+from citeloom.payload import ELLIPSIS, PART_GAP, passage, terms, window
 from citeloom.service import CiteLoom, TextDoc
+from citeloom.service.search import PAGE_PARTS, by_page
 
 FILLER = [f"Participant group {n} attended the clinic on a weekday and completed the usual "
           "questionnaire about sleep and diet." for n in range(1, 9)]
@@ -103,3 +106,54 @@ def test_a_real_chunk_shows_its_last_sentence(make_settings, mode: str) -> None:
         assert shown.startswith(FILLER[0]) and FACT not in shown
     finally:
         app.close()
+
+
+# -- page hits: a page's best chunks shown together (issue #17) ------------------------------
+def _hit(cid: str, doc: str, page: int | None, index: int, text: str = "",
+         kind: str = "passage", score: float = 1.0, page_end: int | None = None) -> Hit:
+    return Hit(cid, score, {"doc_id": doc, "page_start": page,
+                            "page_end": page_end if page_end is not None else page,
+                            "chunk_index": index, "chunk_text": text or f"text of {cid}.",
+                            "kind": kind, "section_path": f"S{index}"})
+
+
+def test_by_page_keeps_each_pages_best_chunk_in_order_with_its_next_best() -> None:
+    hits = [_hit("a1", "A", 1, 0), _hit("b3", "B", 3, 9), _hit("a2", "A", 1, 2),
+            _hit("a3", "A", 2, 5), _hit("a4", "A", 1, 1), _hit("a5", "A", 1, 3),
+            _hit("b4", "B", 3, 8)]
+    pages = by_page(hits)
+    assert [h.id for h in pages] == ["a1", "b3", "a3"]
+    # the next best of the same page, best first, at most PAGE_PARTS - 1 of them
+    assert [p.id for p in pages[0].parts] == ["a2", "a4"][: PAGE_PARTS - 1]
+    assert [p.id for p in pages[1].parts] == ["b4"] and pages[2].parts == []
+    assert hits[0].parts == []  # the search's own hits are not changed
+    # fewer pages than asked for (a short paper): the chunks no page shows follow
+    assert [h.id for h in by_page(hits, top_k=3)] == ["a1", "b3", "a3"]
+    assert [h.id for h in by_page(hits, top_k=5)] == ["a1", "b3", "a3", "a5"]
+
+
+def test_by_page_leaves_annotations_notes_and_pageless_chunks_alone() -> None:
+    hits = [_hit("p", "A", 1, 0), _hit("ann", "A", 1, 50, kind="annotation"),
+            _hit("note", "A", 1, 51, kind="note"), _hit("t1", "T", None, 0),
+            _hit("t2", "T", None, 1), _hit("p2", "A", 1, 1)]
+    pages = by_page(hits)
+    assert [h.id for h in pages] == ["p", "ann", "note", "t1", "t2"]
+    assert [x.id for x in pages[0].parts] == ["p2"]
+
+
+def test_a_page_hit_shows_its_chunks_in_reading_order_each_windowed() -> None:
+    far = " ".join(["Unrelated filler sentence about staffing levels."] * 30)
+    best = _hit("c7", "A", 4, 7, text=far + " The osmium assay found 12 micrograms.")
+    follows = _hit("c8", "A", 4, 8, text="Osmium levels fell after the assay.", page_end=5)
+    before = _hit("c2", "A", 4, 2, text="An osmium assay was planned.")
+    best.parts = [follows, before]
+    shown = passage(1, best, 300, query="osmium assay micrograms")
+    assert [p["chunk_id"] for p in shown.parts] == ["c2", "c7", "c8"]
+    assert shown.chunk_id == "c7" and shown.section_path == "S7"  # the best chunk's
+    assert shown.page_start == 4 and shown.page_end == 5  # what the shown text spans
+    first, rest = shown.text.split(PART_GAP)  # c2 and c7 are not neighbours: marked
+    assert first == "An osmium assay was planned."
+    windowed, last = rest.split("\n\n")  # c7 and c8 follow each other
+    assert windowed.endswith("12 micrograms.") and windowed.startswith("…")
+    assert len(windowed) <= 300 and last == "Osmium levels fell after the assay."
+    assert passage(1, follows, 300).parts == []  # a single chunk has no parts

@@ -159,6 +159,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="also search reference lists (left out by default)")
     q.add_argument("--per-doc", action="store_true", help="one best passage per paper: "
                    "--top-k papers whenever the project has that many")
+    q.add_argument("--per-chunk", action="store_true", help="one hit per chunk, several may "
+                   "come from one page (default: one hit per page, showing that page's "
+                   "best-matching passages together)")
     q.add_argument("--similar-to", metavar="CHUNK_ID", action="append", default=[],
                    help="find passages like this chunk instead of searching TEXT")
     q.add_argument("--json", action="store_true", help="print the answer as JSON")
@@ -392,7 +395,7 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
             kw: dict[str, Any] = dict(
                 mode=args.mode, top_k=args.top_k, fusion=args.fusion, flt=_filter(args),
                 group_by_doc=args.per_doc, include_references=args.include_references,
-                max_chars=settings.passage_chars)
+                max_chars=settings.passage_chars, per_page=not args.per_chunk)
             result = (app.query_many(many, args.text, **kw) if across
                       else app.query(project, args.text, **kw))
             hits, skipped, warnings = result.hits, result.skipped, result.warnings

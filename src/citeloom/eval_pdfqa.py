@@ -24,7 +24,7 @@ The baseline is page-level BM25 over the PDFs' text layers (pypdfium2, one docum
 physical page, k1 = 1.2, b = 0.75, lowercase alphanumeric tokens); a page "shows" its
 whole text.
 
-This module does not import :mod:`citeloom.evaluate` (which dispatches here): the four runs
+This module does not import :mod:`citeloom.evaluate` (which dispatches here): the runs
 and the shared-folder lookup come in as arguments, the machine and date are added there.
 """
 
@@ -198,6 +198,18 @@ def ingest(app: Any, project: str, corpus: Path, pdfs: list[str],
             "ingest_seconds": round(time.perf_counter() - t0, 1)}
 
 
+# (label, mode, fusion) of each run, in table order: the product's four query modes (one hit
+# per page, the default), and the default hybrid query one hit per chunk, as before pages.
+PER_CHUNK = "-chunks"
+PDFQA_RUNS: tuple[tuple[str, str, str], ...] = (
+    ("dense", "dense", "rrf"),
+    ("sparse", "sparse", "rrf"),
+    ("hybrid-rrf", "hybrid", "rrf"),
+    ("hybrid-dbsf", "hybrid", "dbsf"),
+    ("hybrid-dbsf" + PER_CHUNK, "hybrid", "dbsf"),
+)
+
+
 def run_queries(app: Any, project: str, questions: Sequence[Question], corpus: Path,
                 runs: Sequence[tuple[str, str, str]], max_chars: int,
                 log: Callable[[str], None]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -211,17 +223,20 @@ def run_queries(app: Any, project: str, questions: Sequence[Question], corpus: P
         out[q.id] = {}
         for label, mode, fusion in runs:
             res = app.query(project, q.question, mode=mode, fusion=fusion, top_k=TOP_K,
-                            max_chars=max_chars)
+                            max_chars=max_chars, per_page=not label.endswith(PER_CHUNK))
             hits = res.hits
-            full = [chunk_text.get(h.chunk_id, "") for h in hits]
+            # each hit's chunks, whole, in reading order (a page hit's parts, joined as its
+            # text joins them): what any choice of shown text could show at most
+            full = [[chunk_text.get(x["chunk_id"], "") for x in h.parts]
+                    or [chunk_text.get(h.chunk_id, "")] for h in hits]
             out[q.id][label] = {
                 "page": first_rank(h.source_path == source
                                    and pages_overlap(h.page_start, h.page_end, q.pages)
                                    for h in hits),
                 "evidence": first_rank(evidence_in(q.evidence, h.text) for h in hits),
-                "head": first_rank(evidence_in(q.evidence, shorten(t, max_chars))
-                                   for t in full),
-                "chunk": first_rank(evidence_in(q.evidence, t) for t in full),
+                "head": first_rank(evidence_in(q.evidence, "\n\n".join(
+                    shorten(t, max_chars) for t in ts)) for ts in full),
+                "chunk": first_rank(evidence_in(q.evidence, "\n\n".join(ts)) for ts in full),
                 "ms": res.timings_ms["total"],
             }
         if n % 20 == 0:
@@ -286,7 +301,8 @@ def evaluate_pdfqa(settings: Settings, *, corpus_dir: Path,
             "project": project, "model_lock": lock.to_dict(), "rrf_k": cfg.rrf_k,
             "prefetch": cfg.prefetch, "top_k": TOP_K, "passage_chars": max_chars,
             "query": "CiteLoom.query(question, mode, fusion, top_k=10, "
-                     "max_chars=passage_chars) over the whole project",
+                     "max_chars=passage_chars) over the whole project: one hit per page "
+                     "(the default), or per chunk for runs labelled -chunks",
             "baseline": "BM25 k1=1.2 b=0.75 over pypdfium2 page texts, one document per page",
         },
         "results": {label: score(records, questions, label) for label in labels},
@@ -304,25 +320,26 @@ def format_table(report: dict[str, Any]) -> str:
     head = (f"pdfqa dev: {report['questions']} questions, {c['pdfs']} PDFs / {c['pages']} "
             f"pages / {c['chunks']} chunks, passage_chars={s['passage_chars']}, "
             f"rrf_k={s['rrf_k']} prefetch={s['prefetch']}")
-    rows = [f"{'run':<12} {'page@1':>7} {'page@5':>7} {'MRR@10':>7} {'ev@5':>7} "
+    rows = [f"{'run':<18} {'page@1':>7} {'page@5':>7} {'MRR@10':>7} {'ev@5':>7} "
             f"{'ev@5 head':>9} {'ev@5 chunk':>10} {'p50 ms':>7}"]
     everything = {**report["results"], **report["baseline"]}
     def cell(r: dict[str, Any], key: str, width: int, fmt: str = ".3f") -> str:
         return f"{r[key]:>{width}{fmt}}" if key in r else f"{'-':>{width}}"
 
     for label, r in everything.items():
-        rows.append(f"{label:<12} {cell(r, 'page@1', 7)} {cell(r, 'page@5', 7)} "
+        rows.append(f"{label:<18} {cell(r, 'page@1', 7)} {cell(r, 'page@5', 7)} "
                     f"{cell(r, 'mrr@10', 7)} {cell(r, 'evidence@5', 7)} "
                     f"{cell(r, 'evidence@5_head', 9)} {cell(r, 'evidence@5_chunk', 10)} "
                     f"{cell(r, 'query_ms_p50', 7, '.1f')}")
     kinds = [k for k in KINDS if any(k in r["by_kind"] for r in everything.values())]
+    width = max(13, *(len(label) + 2 for label in everything))
     rows += ["", "per kind, page@5 / evidence@5 (shown text):",
-             f"{'kind':<16}" + "".join(f"{label:>13}" for label in everything)]
+             f"{'kind':<16}" + "".join(f"{label:>{width}}" for label in everything)]
     for kind in kinds:
         cells = []
         for r in everything.values():
             k = r["by_kind"].get(kind)
             cells.append(f"{k['page@5']:.2f} / {k['evidence@5']:.2f}" if k else "-")
         n = next(r["by_kind"][kind]["n"] for r in everything.values() if kind in r["by_kind"])
-        rows.append(f"{f'{kind} ({n})':<16}" + "".join(f"{cell:>13}" for cell in cells))
+        rows.append(f"{f'{kind} ({n})':<16}" + "".join(f"{cell:>{width}}" for cell in cells))
     return "\n".join([head, *rows])

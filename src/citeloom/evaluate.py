@@ -537,7 +537,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
         report = eval_pdfqa.evaluate_pdfqa(
             settings, corpus_dir=args.corpus_dir or shared_dir(settings, "corpus/pdfs"),
-            runs=RUNS, project=args.project, limit_pdfs=args.limit_pdfs,
+            runs=eval_pdfqa.PDFQA_RUNS, project=args.project, limit_pdfs=args.limit_pdfs,
             rebuild=args.rebuild, log=log)
         report.update(date=datetime.now(UTC).isoformat(timespec="seconds"),
                       machine=machine_info(), load_average=[round(x, 2)

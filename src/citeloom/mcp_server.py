@@ -99,6 +99,9 @@ class Filters(BaseModel):
     include_references: bool = Field(False, description="also search reference lists")
     one_per_document: bool = Field(False, description="best passage per paper only: top_k "
                                    "papers whenever the project has that many")
+    one_per_page: bool = Field(True, description="one hit per page, showing that page's "
+                               "best-matching passages together (the default); false: one "
+                               "hit per chunk, several may come from one page")
 
     def to_search(self) -> SearchFilter:
         return SearchFilter(
@@ -310,7 +313,7 @@ async def _search(project: str | None, text: str, top_k: int, filters: Filters |
     across, names = _which(project, projects, cid)
     kw = dict(mode=mode, top_k=top_k, fusion=fusion, flt=f.to_search(),
               group_by_doc=f.one_per_document, include_references=f.include_references,
-              max_chars=s.passage_chars)
+              max_chars=s.passage_chars, per_page=f.one_per_page)
     # state.app is looked up inside the call, so a bad citeloom.toml (raised while the
     # service is made) comes back as a coded tool error.
     result = await _call(cid, lambda: (state.app.query_many if across else state.app.query)(

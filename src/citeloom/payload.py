@@ -231,6 +231,9 @@ class Passage:
     doi: str | None = None
     metadata_source: dict[str, str] = field(default_factory=dict)  # field -> its origin
     byline: str = ""  # "Agyeman-Duah et al. · 2014": who and when, to cite at a glance
+    # A page hit's chunks in reading order, when it shows more than one (``text`` joins
+    # them): {chunk_id, section_path, page_start, page_end}; chunk_id is the best of them.
+    parts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def pages(self) -> str:
@@ -396,13 +399,44 @@ def window(text: str, max_chars: int, query: str | None = None) -> str:
             + (" " + ELLIPSIS if end < len(text) else ""))
 
 
+PART_GAP = "\n\n…\n\n"  # between two chunks of a page hit that do not follow each other
+
+
+def _shown(hit: Any, max_chars: int, query: str | None
+           ) -> tuple[str, list[dict[str, Any]], int | None, int | None]:
+    """A hit's text, parts and page span. A page hit (``hit.parts``) shows each of its
+    chunks in reading order, each the whole chunk or its window for ``query``, so the
+    budget is ``max_chars`` per chunk; chunks that follow each other are joined by a
+    paragraph break, others by ``…``."""
+    p = hit.payload
+    if not getattr(hit, "parts", None):
+        return (window(p.get("chunk_text", ""), max_chars, query), [], p.get("page_start"),
+                p.get("page_end"))
+    chunks = sorted([hit, *hit.parts], key=lambda h: h.payload.get("chunk_index") or 0)
+    text, prev = "", None
+    for h in chunks:
+        index = h.payload.get("chunk_index")
+        piece = window(h.payload.get("chunk_text", ""), max_chars, query)
+        if prev is not None:
+            text += "\n\n" if index is not None and index == prev + 1 else PART_GAP
+        text, prev = text + piece, index
+    parts = [{"chunk_id": h.id, "section_path": h.payload.get("section_path", ""),
+              "page_start": h.payload.get("page_start"), "page_end": h.payload.get("page_end")}
+             for h in chunks]
+    starts = [x["page_start"] for x in parts if x["page_start"] is not None]
+    ends = [x["page_end"] or x["page_start"] for x in parts if x["page_start"] is not None]
+    return text, parts, min(starts, default=None), max(ends, default=None)
+
+
 def passage(rank: int, hit: Any, max_chars: int, query: str | None = None,
             project: str | None = None) -> Passage:
     """A citable passage from an index hit (anything with ``id``, ``score``, ``payload``).
-    Its text is the chunk, or the window of it that best matches ``query`` (:func:`window`).
-    Its ``project`` is the one searched when given (a project restored under a new name
-    still stores its old one), else the payload's ``project_id``."""
+    Its text is the chunk, or the window of it that best matches ``query`` (:func:`window`);
+    a page hit's, its chunks so shown (:func:`_shown`). Its ``project`` is the one searched
+    when given (a project restored under a new name still stores its old one), else the
+    payload's ``project_id``."""
     p = hit.payload
+    text, parts, page_start, page_end = _shown(hit, max_chars, query)
     return Passage(
         rank=rank,
         score=round(hit.score, 6),
@@ -410,10 +444,11 @@ def passage(rank: int, hit: Any, max_chars: int, query: str | None = None,
         title=p.get("title", ""),
         authors=p.get("authors") or [],
         year=p.get("year"),
-        page_start=p.get("page_start"),
-        page_end=p.get("page_end"),
+        page_start=page_start,
+        page_end=page_end,
         section_path=p.get("section_path", ""),
-        text=window(p.get("chunk_text", ""), max_chars, query),
+        text=text,
+        parts=parts,
         doc_id=p.get("doc_id", ""),
         chunk_id=hit.id,
         source_path=p.get("source_path", ""),

@@ -54,7 +54,7 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
             fusion=a.get("fusion", DEFAULT_FUSION), flt=_filter(a.get("flt")),
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
-            max_chars=a.get("max_chars", 600)).to_dict(),
+            max_chars=a.get("max_chars", 600), per_page=a.get("per_page", True)).to_dict(),
         "similar": lambda a: [hit_json(p) for p in app.similar(
             a["project"], a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
             _filter(a.get("flt")), a.get("max_chars", 600))],
@@ -71,7 +71,7 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
             flt=_filter(a.get("flt")),
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
-            max_chars=a.get("max_chars", 600)).to_dict(),
+            max_chars=a.get("max_chars", 600), per_page=a.get("per_page", True)).to_dict(),
         "similar_many": lambda a: app.similar_many(
             a.get("projects"), a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
             _filter(a.get("flt")), a.get("max_chars", 600)).to_dict(),

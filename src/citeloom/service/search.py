@@ -161,9 +161,10 @@ def _ms(a: float, b: float) -> float:
 def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid",
           top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
           group_by_doc: bool = False, include_references: bool = False,
-          max_chars: int = 600) -> QueryResult:
-    """Search a project. A chunk longer than ``max_chars`` shows the part that best matches
-    ``text`` (``payload.window``)."""
+          max_chars: int = 600, per_page: bool = True) -> QueryResult:
+    """Search a project. ``per_page`` (the default): one hit per page, showing the page's
+    best-matching chunks (:func:`by_page`). A chunk longer than ``max_chars`` shows the
+    part that best matches ``text`` (``payload.window``)."""
     t0 = time.perf_counter()
     _check_query(text, top_k, mode, fusion)
     check_filter(flt)
@@ -176,7 +177,7 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
     given = flt
     flt = _search_filter(flt, include_references)
     hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
-                        flt=flt, fusion=fusion, group_by_doc=group_by_doc)
+                        flt=flt, fusion=fusion, group_by_doc=group_by_doc, per_page=per_page)
     excluded = excluded_for(app, project.name, given)
     t3 = time.perf_counter()
     return QueryResult(
@@ -249,7 +250,7 @@ def merge(ranked: list[tuple[str, ModelLock, list[Hit]]], mode: str,
     for order, (name, _, hits) in enumerate(ranked):
         for rank, h in enumerate(hits, 1):
             score = h.score if rule == "score" else 1.0 / (RRF_K + rank)
-            pool.append((score, -rank, -order, name, Hit(h.id, score, h.payload)))
+            pool.append((score, -rank, -order, name, dataclasses.replace(h, score=score)))
     pool.sort(key=lambda t: t[:3], reverse=True)
     out: list[tuple[str, Hit]] = []
     seen: set[tuple[str, str]] = set()
@@ -269,7 +270,7 @@ def _models(locks: list[ModelLock]) -> dict[str, str]:
 def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hybrid",
                top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
                group_by_doc: bool = False, include_references: bool = False,
-               max_chars: int = 600) -> QueryResult:
+               max_chars: int = 600, per_page: bool = True) -> QueryResult:
     """Search several projects (None: all with an index) with the same question and
     filters, and merge their rankings (:func:`merge`). A project that cannot answer
     (missing, locked by another process, no sparse vectors for hybrid…) is reported in
@@ -299,7 +300,8 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
         try:
             hits = search_index(app, project, dense=dense.get(lock.dense_model),
                                 sparse=sparse, mode=mode, top_k=top_k, flt=flt,
-                                fusion=fusion, group_by_doc=group_by_doc)
+                                fusion=fusion, group_by_doc=group_by_doc,
+                                per_page=per_page)
             found = excluded_for(app, project.name, given)
             if not hits:
                 reasons.append(empty_reason(app, project.name, given, found, mode))
@@ -427,9 +429,48 @@ def best_per_doc(hits: list[Hit]) -> list[Hit]:
     return out
 
 
+# A page hit shows at most this many chunks of its page: its best and the next best.
+PAGE_PARTS = 3
+
+
+def page_key(h: Hit) -> str:
+    """What a page hit groups by: a passage's document and first page. A chunk without a
+    page (a text document), an annotation and a note stand alone."""
+    p = h.payload
+    if p.get("page_start") is None or (p.get("kind") or "passage") != "passage":
+        return h.id
+    return f"{p.get('doc_id', '')}#{p['page_start']}"
+
+
+def by_page(hits: list[Hit], top_k: int | None = None) -> list[Hit]:
+    """One hit per page, in the order of each page's best chunk; the page's next best
+    chunks in ``hits`` (up to ``PAGE_PARTS`` - 1) ride along in its ``parts``. A page is
+    what a reader opens and a citation names, and the chunk that answers is often not the
+    page's best match (an abstract restates the result a Results paragraph gives). When
+    ``hits`` hold fewer than ``top_k`` pages (a short paper), the chunks no page shows
+    follow as hits of their own, best first, up to ``top_k``."""
+    pages: dict[str, Hit] = {}
+    rest: list[Hit] = []
+    for h in hits:
+        key = page_key(h)
+        if key not in pages:
+            pages[key] = dataclasses.replace(h, parts=[])
+        elif len(pages[key].parts) < PAGE_PARTS - 1:
+            pages[key].parts.append(h)
+        else:
+            rest.append(h)
+    out = list(pages.values())
+    if top_k is not None and len(out) < top_k:
+        out += rest[:top_k - len(out)]
+    return out
+
+
 def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode, top_k: int,
-                 flt: SearchFilter | None, fusion: Fusion, group_by_doc: bool) -> list[Hit]:
-    """One project's ranking. ``group_by_doc``: the best passage of each of ``top_k``
+                 flt: SearchFilter | None, fusion: Fusion, group_by_doc: bool,
+                 per_page: bool = True) -> list[Hit]:
+    """One project's ranking. ``per_page``: ``top_k`` pages (:func:`by_page`), from
+    ``top_k`` × 5 chunks, more when they hold fewer pages and the project has more.
+    ``group_by_doc``: the best passage of each of ``top_k``
     papers, whenever the project has that many. Edge has no group-by query, so it asks for
     ``top_k`` × 5 passages, keeps the best of each paper, and asks again with the papers
     it has left out, until it has ``top_k`` or the project has no more: in dense and
@@ -442,9 +483,15 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
             return index.search(dense=dense, sparse=sparse, mode=mode, limit=limit, flt=f,
                                  fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch)
 
-    if not group_by_doc:
+    if not group_by_doc and not per_page:
         return ask(top_k, flt)
     limit = min(top_k * 5, 250)
+    if not group_by_doc:
+        while True:
+            hits = ask(limit, flt)
+            if len(by_page(hits)) >= top_k or len(hits) < limit or limit >= 250:
+                return by_page(hits, top_k)[:top_k]
+            limit = min(limit * 2, 250)
     out: list[Hit] = []
     seen: list[str] = []
     while len(out) < top_k:
