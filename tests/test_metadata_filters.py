@@ -306,3 +306,24 @@ def test_a_page_hit_is_its_pages_best_chunks_and_shows_the_answer(app: Any) -> N
     # not show it; the five best pages, each with its next best chunks, do.
     assert not any(evidence_in(q.evidence, h.text) for h in chunks[:5])
     assert any(evidence_in(q.evidence, h.text) for h in pages)
+
+
+def test_a_quoted_phrase_is_found_as_written(app: Any) -> None:
+    from citeloom.service.search import holds_phrases
+
+    def hold(hits: list[Any]) -> list[bool]:  # each hit's own (best) chunk
+        chunks = app.index("demo").retrieve([h.chunk_id for h in hits])
+        return [holds_phrases(c, ["vena cava filters"]) for c in chunks]
+
+    for per_page in (True, False):
+        quoted = app.query("demo", 'complications of "vena cava filters"', top_k=5,
+                           per_page=per_page)
+        assert quoted.hits and quoted.reason is None and all(hold(quoted.hits))
+        unquoted = app.query("demo", "complications of vena cava filters", top_k=5,
+                             per_page=per_page)
+        assert not all(hold(unquoted.hits))  # the words alone find other passages too
+    # the same words in another order are no phrase of these papers
+    reordered = app.query("demo", '"filters cava vena"', top_k=5)
+    assert reordered.hits == [] and reordered.reason["code"] == "NO_MATCH"
+    assert '"filters cava vena"' in reordered.reason["message"]
+    assert app.query("demo", "filters cava vena", top_k=5).hits  # unquoted: found

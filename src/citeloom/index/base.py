@@ -111,6 +111,9 @@ class SearchFilter:
     exclude_doc_ids: list[str] = field(default_factory=list)  # (grouping by paper)
     missing: list[str] = field(default_factory=list)  # payload fields that must be empty
     first_chunks: bool = False  # only each document's first chunk: to count documents
+    # every word of each phrase in chunk_text (its full-text index); the search service
+    # keeps only chunks holding the phrase itself (a quoted phrase in a query)
+    phrases: list[str] = field(default_factory=list)
 
     def is_empty(self) -> bool:
         return not any(v is not False and v not in (None, [], "")
@@ -308,6 +311,7 @@ class FilterDialect:
     combine: Any  # (must, must_not) -> filter
     either: Any  # (conditions) -> condition: any one of them holds
     is_empty: Any  # (key) -> condition: the field is missing, null or []
+    words: Any  # (key, text) -> condition: the text field holds every word of text
 
 
 def scroll_filter(doc_id: str | None, flt: SearchFilter | None) -> SearchFilter | None:
@@ -366,4 +370,5 @@ def build_filter(flt: SearchFilter | None, d: FilterDialect) -> Any:
         must_not.append(d.any_of("doc_id", list(flt.exclude_doc_ids)))
     if flt.first_chunks:
         must.append(d.equals("chunk_index", 0))
+    must.extend(d.words("chunk_text", phrase) for phrase in flt.phrases)
     return d.combine(must or None, must_not or None)

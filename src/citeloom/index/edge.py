@@ -88,6 +88,7 @@ def _dialect() -> FilterDialect:
         combine=lambda must, must_not: q.Filter(must=must, must_not=must_not),
         either=lambda conditions: q.Filter(should=conditions),
         is_empty=lambda key: q.IsEmptyCondition(key=key),
+        words=lambda key, text: q.FieldCondition(key=key, match=q.MatchText(text)),
     )
 
 

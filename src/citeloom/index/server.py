@@ -60,6 +60,7 @@ def _dialect() -> FilterDialect:
         combine=lambda must, must_not: m.Filter(must=must, must_not=must_not),
         either=lambda conditions: m.Filter(should=conditions),
         is_empty=lambda key: m.IsEmptyCondition(is_empty=m.PayloadField(key=key)),
+        words=lambda key, text: m.FieldCondition(key=key, match=m.MatchText(text=text)),
     )
 
 

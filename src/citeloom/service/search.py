@@ -6,7 +6,9 @@ and "more like these chunks" — in one project, or across several (:func:`query
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
+import unicodedata
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,13 +146,15 @@ def _lock_for(app: Any, project: Any, mode: Mode) -> ModelLock:
     return lock
 
 
-def _search_filter(flt: SearchFilter | None, include_references: bool) -> SearchFilter | None:
+def _search_filter(flt: SearchFilter | None, include_references: bool,
+                   phrases: list[str] | None = None) -> SearchFilter:
     """Reference-list chunks are left out unless asked for: they match every topic a paper
-    cites and crowd out the passages that say something."""
-    if include_references:
-        return flt
+    cites and crowd out the passages that say something. A query's quoted ``phrases`` must
+    be in every passage."""
     flt = dataclasses.replace(flt) if flt else SearchFilter()
-    flt.exclude_labels = sorted({*flt.exclude_labels, "reference"})
+    if not include_references:
+        flt.exclude_labels = sorted({*flt.exclude_labels, "reference"})
+    flt.phrases = [*flt.phrases, *(phrases or [])]
     return flt
 
 
@@ -175,14 +179,15 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
     sparse = app.sparse().embed_query(text) if mode != "dense" else None
     t2 = time.perf_counter()
     given = flt
-    flt = _search_filter(flt, include_references)
+    flt = _search_filter(flt, include_references, quoted_phrases(text))
     hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
                         flt=flt, fusion=fusion, group_by_doc=group_by_doc, per_page=per_page)
     excluded = excluded_for(app, project.name, given)
     t3 = time.perf_counter()
     return QueryResult(
         excluded=excluded,
-        reason=None if hits else empty_reason(app, project.name, given, excluded, mode),
+        reason=None if hits else empty_reason(app, project.name, given, excluded, mode,
+                                              flt.phrases),
         project=project.name, query=text, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
         models={"dense": lock.dense_model, "sparse": lock.sparse_model},
@@ -294,7 +299,7 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     sparse = app.sparse().embed_query(text) if mode != "dense" else None
     t2 = time.perf_counter()
     given = flt
-    flt = _search_filter(flt, include_references)
+    flt = _search_filter(flt, include_references, quoted_phrases(text))
     ranked, excluded, reasons = [], {}, []
     for project, lock in answering:
         try:
@@ -304,7 +309,8 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
                                 per_page=per_page)
             found = excluded_for(app, project.name, given)
             if not hits:
-                reasons.append(empty_reason(app, project.name, given, found, mode))
+                reasons.append(empty_reason(app, project.name, given, found, mode,
+                                            flt.phrases))
         except CiteLoomError as exc:
             skipped.append(_skip(project.name, exc))
             continue
@@ -429,6 +435,29 @@ def best_per_doc(hits: list[Hit]) -> list[Hit]:
     return out
 
 
+# -- quoted phrases ---------------------------------------------------------------------------
+_QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d|\u00ab([^\u00bb]*)\u00bb')
+
+
+def _squash(text: str) -> str:
+    """NFKC, case-folded, letters and digits only: a phrase matches across line breaks,
+    hyphenation and punctuation."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
+
+
+def quoted_phrases(text: str) -> list[str]:
+    """The phrases a query quotes ("...", \u201c...\u201d or \u00ab...\u00bb), each once:
+    a passage must hold each of them as written."""
+    found = (" ".join(next((g for g in m.groups() if g), "").split())
+             for m in _QUOTED.finditer(text))
+    return list(dict.fromkeys(p for p in found if _squash(p)))
+
+
+def holds_phrases(hit: Hit, phrases: list[str]) -> bool:
+    text = _squash(hit.payload.get("chunk_text", ""))
+    return all(_squash(p) in text for p in phrases)
+
+
 # A page hit shows at most this many chunks of its page: its best and the next best.
 PAGE_PARTS = 3
 
@@ -483,14 +512,24 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
             return index.search(dense=dense, sparse=sparse, mode=mode, limit=limit, flt=f,
                                  fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch)
 
-    if not group_by_doc and not per_page:
+    phrases = flt.phrases if flt else []
+
+    def exact(hits: list[Hit]) -> list[Hit]:
+        """A quoted phrase as written: the index matched its words, in any order."""
+        return [h for h in hits if holds_phrases(h, phrases)] if phrases else hits
+
+    if not group_by_doc and not per_page and not phrases:
         return ask(top_k, flt)
     limit = min(top_k * 5, 250)
     if not group_by_doc:
         while True:
             hits = ask(limit, flt)
-            if len(by_page(hits)) >= top_k or len(hits) < limit or limit >= 250:
-                return by_page(hits, top_k)[:top_k]
+            kept = exact(hits)
+            done = len(hits) < limit or limit >= 250
+            if per_page and (len(by_page(kept)) >= top_k or done):
+                return by_page(kept, top_k)[:top_k]
+            if not per_page and (len(kept) >= top_k or done):
+                return kept[:top_k]
             limit = min(limit * 2, 250)
     out: list[Hit] = []
     seen: list[str] = []
@@ -498,11 +537,16 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
         f = dataclasses.replace(flt or SearchFilter())
         f.exclude_doc_ids = sorted({*f.exclude_doc_ids, *seen})
         hits = ask(limit, f)
-        for h in best_per_doc(hits):
+        best = best_per_doc(exact(hits))
+        for h in best:
             out.append(h)
             seen.append(h.payload.get("doc_id", h.id))
         if len(hits) < limit:  # the project has nothing more
             break
+        if not best:  # none of these holds the phrase: look deeper, or give up
+            if limit >= 250:
+                break
+            limit = min(limit * 2, 250)
     return out[:top_k]
 
 
@@ -529,10 +573,10 @@ def excluded_for(app: Any, project: str, flt: SearchFilter | None) -> dict[str, 
 
 
 def empty_reason(app: Any, project: str, flt: SearchFilter | None, excluded: dict[str, int],
-                 mode: str) -> dict[str, Any]:
+                 mode: str, phrases: list[str] | None = None) -> dict[str, Any]:
     """Why a search of ``project`` found nothing: it is empty; its documents lack what
-    the filter asks for; the filter matched nothing else; or (sparse) no passage holds a
-    word of the query."""
+    the filter asks for; the filter matched nothing else; no passage holds a quoted
+    phrase; or (sparse) no passage holds a word of the query."""
     with app._swap:
         total = app.index(project).count()
     if not total:
@@ -550,6 +594,12 @@ def empty_reason(app: Any, project: str, flt: SearchFilter | None, excluded: dic
                         "by heading words" + ("; documents without the field get it from "
                                              "Zotero, or from their first page when it "
                                              "states it" if lacking else "")}
+    if phrases:
+        quoted = ", ".join(f'"{p}"' for p in phrases)
+        return {"code": "NO_MATCH", "project": project,
+                "message": f"no passage contains the quoted phrase {quoted} as written",
+                "hint": "check its spelling, or drop the quotes to search for its words "
+                        "anywhere in a passage"}
     if mode == "sparse":
         return {"code": "NO_MATCH", "project": project,
                 "message": "no passage contains a word of the query (sparse search "
