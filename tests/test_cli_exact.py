@@ -81,6 +81,21 @@ def test_cli_puts_page_and_author_year_first(tmp_path: Path, models_dir: Path) -
         assert page.startswith("p") and byline == "Datta et al." and year == "2010"
         assert score.startswith("score 0.")
     assert "score: cosine similarity" in out.stdout
+    # A page hit names its best chunk and the page's other chunks it shows, as --json has
+    # them; --per-chunk prints one chunk per hit.
+    data = json.loads(cli(tmp_path, models_dir, "query", "vena cava filters migrate", "-p",
+                          "d", "-k", "2", "--mode", "dense", "--json").stdout)
+    chunk_lines = [line.strip() for line in out.stdout.splitlines()
+                   if line.startswith("   chunk ")]
+    for h, line in zip(data["hits"], chunk_lines, strict=True):
+        others = [x["chunk_id"] for x in h["parts"] if x["chunk_id"] != h["chunk_id"]]
+        assert line == (f"chunk {h['chunk_id']}" + (f" (best) + {', '.join(others)}"
+                                                    if others else ""))
+    assert any(h["parts"] for h in data["hits"])  # page 1 has several matching chunks
+    single = cli(tmp_path, models_dir, "query", "vena cava filters migrate", "-p", "d", "-k",
+                 "2", "--mode", "dense", "--per-chunk")
+    assert sum(line.startswith("   chunk ") and "(best)" not in line
+               for line in single.stdout.splitlines()) == 2
     none = cli(tmp_path, models_dir, "query", "vena cava", "-p", "d", "--year-from", "2020")
     assert none.returncode == 0 and "no hits: no passage matches the filters" in none.stdout
     bad = cli(tmp_path, models_dir, "query", "vena cava", "-p", "d", "--year-from", "2030",

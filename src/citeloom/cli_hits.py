@@ -56,12 +56,18 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
         console.print(line)
         if h.title:
             console.print(Text("   " + h.title, style="bold"))
-        if h.section_path:
-            console.print(Text(f"   § {h.section_path}", style="green"))
+        # A page hit's sections in reading order, each once (its parts may span two).
+        sections = list(dict.fromkeys(x["section_path"] for x in h.parts if x["section_path"]))
+        if sections or h.section_path:
+            console.print(Text("   § " + (" | ".join(sections) or h.section_path),
+                               style="green"))
         # One line: a paragraph break becomes a space, nothing else in the text changes.
         console.print(Text("   " + re.sub(r"\s*\n\s*", " ", h.text.strip())))
-        console.print(Text(f"   chunk {h.chunk_id}"
-                           + (f" · {h.zotero_link}" if h.zotero_link else ""), style="dim"))
+        chunks = (f"chunk {h.chunk_id}" if not h.parts else
+                  f"chunk {h.chunk_id} (best) + " + ", ".join(
+                      x["chunk_id"] for x in h.parts if x["chunk_id"] != h.chunk_id))
+        console.print(Text(f"   {chunks}" + (f" · {h.zotero_link}" if h.zotero_link else ""),
+                           style="dim"))
 
 
 def cmd_annotations(args: argparse.Namespace, settings: Any) -> int:

@@ -366,10 +366,12 @@ SomeProject = Annotated[str | None, Field(
 Projects = Annotated[list[str] | None, Field(
     description="search these projects together, beside project (['*']: every project); "
     "hits carry their project, and projects that cannot answer are listed in skipped")]
-QueryText = Annotated[str, Field(description="the question or keywords")]
+QueryText = Annotated[str, Field(description="the question or keywords; a \"quoted phrase\" "
+                                              "must appear in each passage as written")]
 SearchFilters = Annotated[Filters | None, Field(
     description="optional restrictions: citekeys, years, tags, authors, collections, "
-    "section, kinds, colours, one passage per paper")]
+    "section, kinds, colours, one passage per paper, one hit per page (the default) or "
+    "per chunk")]
 
 
 @mcp.tool
@@ -392,7 +394,9 @@ async def query_hybrid(project: SomeProject = None, *, text: QueryText, top_k: T
     """The search to use for any question about the user's papers: meaning and exact terms
     together (dense embeddings + BM25, fused), which ranks better than query (dense only)
     in our evaluations. Searches one project, or several with projects. Returns citable
-    passages: citekey, title, authors, year, page span, section path, text, project."""
+    passages: citekey, title, authors, year, page span, section path, text, project — one
+    hit per page, its text the page's best-matching passages (parts names each chunk).
+    Put an exact name or phrase in double quotes to get only passages that contain it."""
     return await _search(project, text, top_k, filters, "hybrid", fusion, projects)
 
 
