@@ -47,14 +47,16 @@ from citeloom.service import CiteLoom
 
 ROOT = Path(__file__).resolve().parents[1]
 Scored = list[tuple[str, float]]
-EN = set("a an and are as at be by can could did do does for from had has have how i if in "
+_EN = ("a an and are as at be by can could did do does for from had has have how i if in "
          "into is it its of on or our that the their there these this those to was we were "
-         "what when where which who why will with would".split())
-OTHER = set("au aux avec ce ces comment dans de des du elle en est et il la le les leur mais "
+         "what when where which who why will with would")
+EN = set(_EN.split())
+_OTHER = ("au aux avec ce ces comment dans de des du elle en est et il la le les leur mais "
             "ne ou par pas pour quand que quel quelle quels qui sa se son sont sur un une al "
             "como con cual cuales cuando cuanto del el es esta este las lo los para por qué "
             "se su sus una y das dem den der des die ein eine einer und ist im mit von wie "
-            "welche welcher wurde zu".split())
+            "welche welcher wurde zu")
+OTHER = set(_OTHER.split())
 IDENT = re.compile(r"\b(?:[A-Z][A-Z0-9_-]{1,}|\w*\d\w*|[a-z]+[A-Z]\w*|\w+_\w+)\b")
 
 
@@ -155,7 +157,8 @@ def ranking_variants(st: Setup, queries: dict[str, str], chunk_text: dict[str, s
                      ) -> dict[str, dict[str, list[str]]]:
     """{variant: {query id: chunk ids, best first}}."""
     group_bm25 = bm25_search(st.group_text, avg_len=400)
-    configs = {"recomputed, k1=1.2 b=0.75 avg_len=256": {}, "k1=0.9": {"k": 0.9}, "k1=1.5": {"k": 1.5}, "k1=2.0": {"k": 2.0},
+    configs = {"recomputed, k1=1.2 b=0.75 avg_len=256": {}, "k1=0.9": {"k": 0.9},
+               "k1=1.5": {"k": 1.5}, "k1=2.0": {"k": 2.0},
                "b=0.5": {"b": 0.5}, "b=0.9": {"b": 0.9}, "avg_len=100": {"avg_len": 100},
                "avg_len=150": {"avg_len": 150}}
     chunk_bm25 = {name: bm25_search(chunk_text, **cfg) for name, cfg in configs.items()}
