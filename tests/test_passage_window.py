@@ -157,3 +157,23 @@ def test_a_page_hit_shows_its_chunks_in_reading_order_each_windowed() -> None:
     assert windowed.endswith("12 micrograms.") and windowed.startswith("…")
     assert len(windowed) <= 300 and last == "Osmium levels fell after the assay."
     assert passage(1, follows, 300).parts == []  # a single chunk has no parts
+
+
+def test_an_answer_over_its_token_budget_drops_its_last_hits_before_cutting_texts() -> None:
+    from citeloom.mcp_server import KEEP_WHOLE, fit_budget
+
+    def answer() -> dict:
+        return {"query": "osmium assay", "hits": [
+            {"rank": r, "text": f"{r}: " + TEXT} for r in range(1, 9)]}
+
+    whole = fit_budget(answer(), 100_000)
+    assert not whole["truncated"] and len(whole["hits"]) == 8
+    per_hit = (whole["tokens"] - 20) // 8
+    fewer = fit_budget(answer(), per_hit * 6 + 30)  # room for about six whole hits
+    assert fewer["truncated"] and KEEP_WHOLE <= len(fewer["hits"]) < 8
+    assert [h["rank"] for h in fewer["hits"]] == list(range(1, len(fewer["hits"]) + 1))
+    assert all(h["text"].endswith(FACT) and len(h["text"]) > len(TEXT) for h in fewer["hits"])
+    cut = fit_budget(answer(), per_hit * 3)  # not even five whole: their windows
+    assert cut["truncated"] and cut["tokens"] <= per_hit * 3
+    assert all(len(h["text"]) < len(TEXT) and "osmium assay" in h["text"]
+               for h in cut["hits"])

@@ -217,7 +217,7 @@ class Settings(BaseModel):
     # MCP server: where ingest_from_source may read (besides each project's sources),
     # the size of an answer, and how long a query may take.
     allowed_roots: list[Path] = Field(default_factory=list)
-    answer_token_budget: int = Field(6000, ge=500, le=100_000)
+    answer_token_budget: int = Field(8000, ge=500, le=100_000)
     passage_chars: int = Field(800, ge=100, le=10_000)
     query_timeout_s: float = Field(15, gt=0, le=300)
     # Seconds without queries after which the server lets go of an Edge index (so a CLI

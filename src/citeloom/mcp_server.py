@@ -266,9 +266,15 @@ def _tokens(answer: dict[str, Any]) -> int:
         json.dumps(answer, ensure_ascii=False)))
 
 
+# Hits an answer keeps whole before any is shortened: the top five, where the answer is
+# measured and nearly always found (docs/EVALUATION.md).
+KEEP_WHOLE = 5
+
+
 def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
-    """Trim an answer to ``budget`` tokens (cl100k): shorten passages, then drop the
-    lowest-ranked hits; mark it ``truncated`` when anything was cut."""
+    """Trim an answer to ``budget`` tokens (cl100k): drop the lowest-ranked hits down to
+    ``KEEP_WHOLE``, then shorten passages (each to its query window), then drop more; mark
+    it ``truncated`` when anything was cut."""
     import tiktoken
 
     enc = tiktoken.get_encoding("cl100k_base")
@@ -278,6 +284,9 @@ def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
 
     answer["truncated"] = False
     hits = answer["hits"]
+    while len(hits) > KEEP_WHOLE and size() > budget:
+        answer["truncated"] = True
+        hits.pop()
     chars = max((len(h["text"]) for h in hits), default=0)
     while hits and size() > budget:
         answer["truncated"] = True
