@@ -262,10 +262,10 @@ def test_an_empty_mcp_answer_carries_its_reason(library: dict[str, Any]) -> None
             out["found"] = (await c.call_tool("query", {
                 "project": "demo", "text": "staffing", "top_k": 2,
                 "filters": {"year_from": 1900}})).data
-            for key, per_page in (("pages", True), ("chunks", False)):
+            for key, per_page, top_k in (("pages", True, 5), ("chunks", False, 10)):
                 out[key] = (await c.call_tool("query_hybrid", {
                     "project": "demo", "text": "staffing levels at district hospitals",
-                    "top_k": 10, "filters": {"one_per_page": per_page}})).data
+                    "top_k": top_k, "filters": {"one_per_page": per_page}})).data
             return out
 
     out = asyncio.run(scenario())
@@ -282,10 +282,11 @@ def test_an_empty_mcp_answer_carries_its_reason(library: dict[str, Any]) -> None
     # One hit per page by default, the page's next best passages in its parts; per chunk
     # when asked, and then one page may come back several times.
     pages = [(h["doc_id"], h["page_start"]) for h in out["pages"]["hits"]]
-    assert len(pages) == 10 == len(set(pages))
+    assert len(pages) == 5 == len(set(pages)) and not out["pages"]["truncated"]
     assert any(len(h["parts"]) > 1 for h in out["pages"]["hits"])
     chunks = [(h["doc_id"], h["page_start"]) for h in out["chunks"]["hits"]]
-    assert all(h["parts"] == [] for h in out["chunks"]["hits"]) and len(set(chunks)) < 10
+    assert all(h["parts"] == [] for h in out["chunks"]["hits"]) and len(chunks) == 10
+    assert len(set(chunks)) < 10
 
 
 # -- one hit per page (issue #17) ------------------------------------------------------------
