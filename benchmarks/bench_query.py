@@ -20,7 +20,6 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -109,5 +108,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    t0 = time.perf_counter()
     raise SystemExit(main())

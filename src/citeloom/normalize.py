@@ -2,11 +2,13 @@
 characters, hyphens at line breaks, whitespace; and compounds whose hyphen Docling dropped
 at a line end, put back from the document's own spelling.
 
-Used by :mod:`citeloom.structure` on every text item (code and formulas aside)."""
+Used by :mod:`citeloom.structure` on every text item (code and formulas aside). And
+:func:`fold_alnum`, the comparison key for a quoted phrase and a dev-set evidence phrase."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
@@ -37,6 +39,13 @@ SUSPENDED_FOLLOWERS = frozenset(
 # itself spells the closed form more often ("non-\ntrauma" -> "non-trauma").
 KEEP_HYPHEN_PREFIXES = frozenset(["non", "self", "well", "cross", "ex", "all", "half", "quasi"])
 _TOKEN_RE = re.compile(r"[^\W_][\w\-]*[^\W_]")
+
+
+def fold_alnum(text: str) -> str:
+    """NFKC, case-folded, letters and digits only (no spaces, no punctuation): two texts
+    compare alike across line breaks, hyphenation and punctuation."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(ch for ch in folded if ch.isalnum())
 
 
 # A component that ends a hyphenated phrase at a real hyphen ("state-of-the-\nart").

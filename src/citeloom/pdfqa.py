@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import sys
-import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+
+from .normalize import fold_alnum
 
 KINDS = (
     "number",
@@ -46,10 +47,7 @@ class Question:
     answer: str = ""  # short reference answer, for people reading the set
 
 
-def normalise(text: str) -> str:
-    """NFKC, case-fold, keep only alphanumerics (no spaces, no punctuation)."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in folded if ch.isalnum())
+normalise = fold_alnum  # NFKC, case-fold, keep only alphanumerics
 
 
 def word_count(text: str) -> int:

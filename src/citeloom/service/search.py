@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-import unicodedata
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +22,7 @@ from ..errors import (
     from_dict,
 )
 from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
+from ..normalize import fold_alnum
 from ..payload import Passage, hit_json, passage
 
 RRF_K = 60  # rank fusion across projects, as Qdrant's RRF within one
@@ -439,23 +439,17 @@ def best_per_doc(hits: list[Hit]) -> list[Hit]:
 _QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d|\u00ab([^\u00bb]*)\u00bb')
 
 
-def _squash(text: str) -> str:
-    """NFKC, case-folded, letters and digits only: a phrase matches across line breaks,
-    hyphenation and punctuation."""
-    return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
-
-
 def quoted_phrases(text: str) -> list[str]:
     """The phrases a query quotes ("...", \u201c...\u201d or \u00ab...\u00bb), each once:
     a passage must hold each of them as written."""
     found = (" ".join(next((g for g in m.groups() if g), "").split())
              for m in _QUOTED.finditer(text))
-    return list(dict.fromkeys(p for p in found if _squash(p)))
+    return list(dict.fromkeys(p for p in found if fold_alnum(p)))
 
 
 def holds_phrases(hit: Hit, phrases: list[str]) -> bool:
-    text = _squash(hit.payload.get("chunk_text", ""))
-    return all(_squash(p) in text for p in phrases)
+    text = fold_alnum(hit.payload.get("chunk_text", ""))
+    return all(fold_alnum(p) in text for p in phrases)
 
 
 # A page hit shows at most this many chunks of its page: its best and the next best.
