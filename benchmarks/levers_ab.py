@@ -11,8 +11,8 @@ page, as the product now answers) and SciFact train (nDCG@10 by document).
   question with an identifier or acronym (DBSF with a prefetch listed twice);
 * what a page hit shows: its best 1-4 chunks, whole or windowed, or a window over the
   page's whole text;
-* a learned linear ranker over the documents' fusion features (SciFact, 5-fold
-  cross-validation over the queries).
+
+The learned levers (a linear ranker, a query adapter) are in ``learned_ab.py``.
 
     .venv/bin/python benchmarks/levers_ab.py --scifact-data /tmp/cl-scifact \
         --pdfqa-data /tmp/pdfqa-data
@@ -184,6 +184,30 @@ def ranking_variants(st: Setup, queries: dict[str, str], chunk_text: dict[str, s
     return out
 
 
+def top_pages(st: Setup, order: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The first ten pages of a chunk ranking, and the top five's chunks, best first."""
+    pages = list(dict.fromkeys(st.group[i] for i in order))[:10]
+    return pages, {g: [i for i in order if st.group[i] == g] for g in pages[:5]}
+
+
+def page_rows(st: Setup, questions: list[Any], orders: dict[str, list[str]], corpus: Path
+              ) -> list[tuple[int | None, bool]]:
+    """Per question: the rank of its first right page (a page counted by its best chunk's
+    own span), and whether the evidence is in the best three chunks of a top-5 page."""
+    rows = []
+    for q in questions:
+        order = orders[q.id]
+        pages, best = top_pages(st, order)
+        source = str((corpus / q.pdf).resolve())
+        rank = first_rank(any(st.chunks[i]["source_path"] == source and pages_overlap(
+            st.chunks[i]["page_start"], st.chunks[i]["page_end"], q.pages)
+            for i in best.get(g, [next(i for i in order if st.group[i] == g)])[:1])
+            for g in pages)
+        rows.append((rank, any(evidence_in(q.evidence, "\n\n".join(
+            st.chunks[i]["chunk_text"] for i in m[:3])) for m in best.values())))
+    return rows
+
+
 def pdfqa(data: Path, corpus: Path, depth: int) -> dict[str, Any]:
     questions = load_devset()
     queries = {q.id: q.question for q in questions}
@@ -195,82 +219,27 @@ def pdfqa(data: Path, corpus: Path, depth: int) -> dict[str, Any]:
     variants = ranking_variants(st, queries, texts)
     ranking: dict[str, dict[str, float]] = {}
     display: dict[str, list[bool]] = defaultdict(list)
+    for q in questions:
+        _, best = top_pages(st, variants["dbsf (the default)"][q.id])
+        for m in (1, 2, 3, 4):
+            for budget in (None, 400, 600, 800):
+                display[f"best {m} chunk(s), {budget or 'whole'}"].append(any(
+                    evidence_in(q.evidence, "\n\n".join(
+                        st.chunks[i]["chunk_text"] if budget is None else window(
+                            st.chunks[i]["chunk_text"], budget, q.question)
+                        for i in chunks[:m])) for chunks in best.values()))
+        for budget in (800, 1600, 2400):
+            display[f"window over the whole page, {budget}"].append(any(
+                evidence_in(q.evidence, window(st.group_text[g], budget, q.question))
+                for g in best))
     for name, orders in variants.items():
-        rows = []
-        for q in questions:
-            order = orders[q.id]
-            pages = list(dict.fromkeys(st.group[i] for i in order))[:10]
-            best = {g: [i for i in order if st.group[i] == g] for g in pages[:5]}
-            source = str((corpus / q.pdf).resolve())
-            rank = first_rank(any(st.chunks[i]["source_path"] == source and pages_overlap(
-                st.chunks[i]["page_start"], st.chunks[i]["page_end"], q.pages)
-                for i in best.get(g, [next(i for i in order if st.group[i] == g)])[:1])
-                for g in pages)
-            rows.append((rank, any(evidence_in(q.evidence, "\n\n".join(
-                st.chunks[i]["chunk_text"] for i in m[:3])) for m in best.values())))
-            if name == "dbsf (the default)":
-                for m in (1, 2, 3, 4):
-                    for budget in (None, 400, 600, 800):
-                        display[f"best {m} chunk(s), {budget or 'whole'}"].append(any(
-                            evidence_in(q.evidence, "\n\n".join(
-                                st.chunks[i]["chunk_text"] if budget is None else window(
-                                    st.chunks[i]["chunk_text"], budget, q.question)
-                                for i in chunks[:m])) for chunks in best.values()))
-                for budget in (800, 1600, 2400):
-                    display[f"window over the whole page, {budget}"].append(any(
-                        evidence_in(q.evidence, window(st.group_text[g], budget, q.question))
-                        for g in best))
+        rows = page_rows(st, questions, orders, corpus)
         ranking[name] = {
             "page@1": round(statistics.fmean(r == 1 for r, _ in rows), 3),
             "page@5": round(statistics.fmean(bool(r and r <= 5) for r, _ in rows), 3),
             "evidence@5 (3 chunks whole)": round(statistics.fmean(e for _, e in rows), 3)}
     return {"ranking": ranking,
             "display_evidence@5": {k: round(statistics.fmean(v), 3) for k, v in display.items()}}
-
-
-def ltr_cv(st: Setup, qrels: dict[str, dict[str, int]], qids: list[str]) -> dict[str, float]:
-    """A logistic model over each candidate document's fusion features, 5-fold CV."""
-    rows = {}
-    for qid in qids:
-        d, s = st.lists[qid]
-        dn, sn = dbsf_norm(d), dbsf_norm(s)
-        feats: dict[str, list[float]] = defaultdict(lambda: [0.0] * 8)
-        for r, (i, v) in enumerate(d):
-            f = feats[st.group[i]]
-            if not f[0]:
-                f[0], f[2], f[4] = dn[i], v, 1 / (1 + r)
-        for r, (i, v) in enumerate(s):
-            f = feats[st.group[i]]
-            if not f[1]:
-                f[1], f[3], f[5] = sn[i], v / s[0][1], 1 / (1 + r)
-        cen = dict(st.centroid_list(qid, len(st.names)))
-        for g, f in feats.items():
-            f[2] = f[2] or d[-1][1]
-            f[6], f[7] = cen[g], f[0] + f[1]
-        docs = list(feats)
-        rows[qid] = (np.array([feats[g] for g in docs]),
-                     np.array([1.0 if g in qrels[qid] else 0.0 for g in docs]), docs)
-    rng = np.random.default_rng(0)
-    folds = np.array_split(rng.permutation(len(qids)), 5)
-    base, learned = [], []
-    for k in range(5):
-        train = [qids[i] for j in range(5) if j != k for i in folds[j]]
-        x = np.vstack([rows[q][0] for q in train])
-        y = np.concatenate([rows[q][1] for q in train])
-        mu, sd = x.mean(0), x.std(0) + 1e-9
-        xn = np.hstack([(x - mu) / sd, np.ones((len(x), 1))])
-        weight = np.where(y == 1, (len(y) - y.sum()) / max(y.sum(), 1), 1.0)
-        w = np.zeros(xn.shape[1])
-        for _ in range(800):
-            p = 1 / (1 + np.exp(-xn @ w))
-            w -= 0.5 * (xn.T @ ((p - y) * weight / weight.mean()) / len(y) + 1e-3 * w)
-        for q in (qids[i] for i in folds[k]):
-            x_q, _, docs = rows[q]
-            score = np.hstack([(x_q - mu) / sd, np.ones((len(x_q), 1))]) @ w
-            learned.append(ndcg_at_k([docs[i] for i in np.argsort(-score)][:10], qrels[q], 10))
-            base.append(ndcg_at_k([docs[i] for i in np.argsort(-x_q[:, 7])][:10], qrels[q], 10))
-    return {"dbsf by document": round(statistics.fmean(base), 4),
-            "learned linear ranker, 5-fold CV": round(statistics.fmean(learned), 4)}
 
 
 def scifact(data: Path, depth: int) -> dict[str, Any]:
@@ -286,16 +255,21 @@ def scifact(data: Path, depth: int) -> dict[str, Any]:
     out = {name: round(statistics.fmean(ndcg_at_k(
         dedupe(st.group[i] for i in orders[q])[:10], ds.qrels[q], 10) for q in queries), 4)
         for name, orders in variants.items()}
-    return {"ndcg@10": out, "ltr": ltr_cv(st, ds.qrels, list(queries))}
+    return {"ndcg@10": out}
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
+    """Where the two evaluation projects and the PDFs are, and the candidate depth."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--scifact-data", type=Path, default=Path("/tmp/cl-scifact"))
     ap.add_argument("--pdfqa-data", type=Path, default=Path("/tmp/pdfqa-data"))
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus" / "pdfs")
     ap.add_argument("--depth", type=int, default=100)
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = arguments()
     t0 = time.perf_counter()
     result = {"date": date.today().isoformat(), "machine": machine_summary(),
               "depth": args.depth, "pdfqa": pdfqa(args.pdfqa_data, args.corpus, args.depth),
@@ -310,7 +284,6 @@ def main() -> None:
               f"{r['evidence@5 (3 chunks whole)']:7.3f} {s['ndcg@10'][name]:8.4f}")
     for name, v in p["display_evidence@5"].items():
         print(f"display: {name:40} {v:.3f}")
-    print("SciFact:", s["ltr"])
 
 
 if __name__ == "__main__":

@@ -160,7 +160,7 @@ def test_a_page_hit_shows_its_chunks_in_reading_order_each_windowed() -> None:
 
 
 def test_an_answer_over_its_token_budget_drops_its_last_hits_before_cutting_texts() -> None:
-    from citeloom.mcp_server import KEEP_WHOLE, fit_budget
+    from citeloom.mcp_schema import KEEP_WHOLE, fit_budget
 
     def answer() -> dict:
         return {"query": "osmium assay", "hits": [

@@ -40,6 +40,7 @@ import json
 import math
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -118,6 +119,42 @@ def score_run(top10: dict[str, list[str]], deep: dict[str, list[str]],
                                        for q in qids),
         "mrr@10": statistics.fmean(mrr_at_k(top10[q], qrels[q], 10) for q in qids),
     }
+
+
+def query_folds(qrels: Qrels, qids: Sequence[str], k: int = 5, seed: int = 0,
+                grouped: bool = True) -> list[list[str]]:
+    """``qids`` split into ``k`` folds for cross-validating a learned ranking lever.
+
+    SciFact's claims come in families that cite the same abstracts (a claim and its
+    negation, several claims from one citing sentence). With ``grouped`` (the default),
+    queries that share a relevant document always land in the same fold, so a model cannot
+    score well on held-out queries by remembering which documents its training queries
+    were judged against. ``grouped=False`` is the plain random split, for comparison.
+    """
+    parent = {q: q for q in qids}
+
+    def root(q: str) -> str:
+        while parent[q] != q:
+            parent[q] = parent[parent[q]]
+            q = parent[q]
+        return q
+
+    first: dict[str, str] = {}
+    for q in qids:
+        for doc, rel in qrels.get(q, {}).items():
+            if grouped and rel > 0:
+                parent[root(q)] = root(first.setdefault(doc, q))
+    families: dict[str, list[str]] = {}
+    for q in qids:
+        families.setdefault(root(q), []).append(q)
+    rng = random.Random(seed)
+    order = list(families.values())
+    rng.shuffle(order)
+    order.sort(key=len, reverse=True)  # big families first, then fill the smallest fold
+    folds: list[list[str]] = [[] for _ in range(k)]
+    for family in order:
+        min(folds, key=len).extend(family)
+    return folds
 
 
 # -- fusion, for tuning experiments on cached candidate lists --------------------------------

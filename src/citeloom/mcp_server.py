@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import Middleware
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from .config import Settings, load_settings, parse_zotero_source
 from .errors import (
@@ -36,92 +36,26 @@ from .errors import (
     Timeout,
     as_error,
 )
-from .index import SearchFilter
 from .logs import setup_logging
 from .mcp_auth import BearerToken, is_loopback
-from .payload import hit_json, normalize_color, window
+from .mcp_schema import (
+    INSTRUCTIONS,
+    Filters,
+    IngestOptions,
+    ProjectName,
+    Projects,
+    QueryText,
+    SearchFilters,
+    SomeProject,
+    TopK,
+    answer_tokens,
+    fit_budget,
+)
+from .payload import hit_json
 
 log = logging.getLogger("citeloom.mcp")
 
 WARM_UP_AFTER_S = 3.0  # start the warm-up this long after start-up if no request came
-
-INSTRUCTIONS = """CiteLoom searches the user's own research library (papers from Zotero and
-folders) and returns citable passages: citekey, title, authors, year, page span, section path
-and the passage text. Call list_projects first to see which projects exist. To search, use
-query_hybrid: it matches meaning and exact terms (names, acronyms, numbers) together and
-ranks best in our evaluations; use query (meaning only) just to compare. Cite passages
-with their citekey and pages; the cite tool gives BibTeX or CSL-JSON for citekeys.
-list_papers lists what a project holds (citekeys, titles, authors, years). find_similar
-follows up a good hit with more passages like it. The user's own Zotero highlights, comments
-and notes are hits too (kind "annotation" or "note"; filter with kinds and colors);
-list_annotations gives one item's in page order. Ingesting is a job: ingest_from_source
-returns a job id; follow it with ingest_status."""
-INSTRUCTIONS += """ An answer without hits says why in "reason" (the project is empty, the
-filters left everything out, or nothing matched); "excluded" counts papers a filter could
-not match because they lack its field (no known year, say): do not conclude the library
-has no such papers. Hits carry "byline" (author · year) and "metadata_source" (where each
-of title, authors, year and DOI came from: zotero, or the PDF itself); "score" says what
-the scores mean in this mode."""
-
-
-class Filters(BaseModel):
-    """Optional restrictions on a search; every field given must hold."""
-
-    model_config = {"extra": "forbid"}
-
-    citekeys: list[str] = Field(default_factory=list, description="only these citekeys")
-    doc_ids: list[str] = Field(default_factory=list, description="only these documents")
-    year_from: int | None = Field(None, description="published in or after this year, "
-                                  "e.g. 2010; papers without a known year are left out "
-                                  "(the answer's excluded counts them)")
-    year_to: int | None = Field(None, description="published in or before this year, e.g. "
-                                "2020 (not before year_from: that is INVALID_INPUT)")
-    tags_any: list[str] = Field(default_factory=list, description="has any of these tags")
-    tags_all: list[str] = Field(default_factory=list, description="has all of these tags")
-    authors: list[str] = Field(default_factory=list, description="any of these authors, "
-                               "by family name, any case: ['datta'], ['Datta, Indraneel'] "
-                               "and ['Indraneel Datta'] find the same paper")
-    collections: list[str] = Field(default_factory=list,
-                                   description="in any of these Zotero collections (names)")
-    section_prefix: str | None = Field(None, description="passages under a heading, by its "
-                                       "words, any case, numbers optional: 'methods' finds "
-                                       "'2 Methods' and '2 Methods > 2.1 Data'; 'Methods > "
-                                       "Data' a sub-section")
-    exclude_labels: list[str] = Field(
-        default_factory=list, description="leave out chunks with these item labels "
-        "(table, formula, picture, list_item, caption)")
-    kinds: list[Literal["passage", "annotation", "note"]] = Field(
-        default_factory=list, description="only these: passages of papers, the user's Zotero "
-        "annotations (highlights and their comments), Zotero notes")
-    colors: list[str] = Field(default_factory=list,
-                              description="only annotations of these colours ('#ffd400', "
-                              "or yellow, red, green, blue, purple, magenta, orange, gray)")
-    include_references: bool = Field(False, description="also search reference lists")
-    one_per_document: bool = Field(False, description="best passage per paper only: top_k "
-                                   "papers whenever the project has that many")
-    one_per_page: bool = Field(True, description="one hit per page, showing that page's "
-                               "best-matching passages together (the default); false: one "
-                               "hit per chunk, several may come from one page")
-
-    def to_search(self) -> SearchFilter:
-        return SearchFilter(
-            doc_ids=self.doc_ids, citekeys=self.citekeys, year_from=self.year_from,
-            year_to=self.year_to, tags_any=self.tags_any, tags_all=self.tags_all,
-            authors=self.authors, collections=self.collections,
-            section_prefix=self.section_prefix,
-            exclude_labels=self.exclude_labels, kinds=list(self.kinds),
-            colors=[normalize_color(c) for c in self.colors])
-
-
-class IngestOptions(BaseModel):
-    """How an ingest runs."""
-
-    model_config = {"extra": "forbid"}
-
-    prune: bool = Field(False, description="remove indexed documents whose files are gone")
-    wait_seconds: float = Field(1.5, ge=0, le=60,
-                                description="answer with the result if done by then, "
-                                "else with a job id")
 
 
 # -- state ------------------------------------------------------------------------------
@@ -259,48 +193,6 @@ def _settings(cid: str) -> Settings:
         raise _fail(exc, cid) from None
 
 
-def _tokens(answer: dict[str, Any]) -> int:
-    import tiktoken
-
-    return len(tiktoken.get_encoding("cl100k_base").encode(
-        json.dumps(answer, ensure_ascii=False)))
-
-
-# Hits an answer keeps whole before any is shortened: the top five, where the answer is
-# measured and nearly always found (docs/EVALUATION.md).
-KEEP_WHOLE = 5
-
-
-def fit_budget(answer: dict[str, Any], budget: int) -> dict[str, Any]:
-    """Trim an answer to ``budget`` tokens (cl100k): drop the lowest-ranked hits down to
-    ``KEEP_WHOLE``, then shorten passages (each to its query window), then drop more; mark
-    it ``truncated`` when anything was cut."""
-    import tiktoken
-
-    enc = tiktoken.get_encoding("cl100k_base")
-
-    def size() -> int:
-        return len(enc.encode(json.dumps(answer, ensure_ascii=False)))
-
-    answer["truncated"] = False
-    hits = answer["hits"]
-    while len(hits) > KEEP_WHOLE and size() > budget:
-        answer["truncated"] = True
-        hits.pop()
-    chars = max((len(h["text"]) for h in hits), default=0)
-    while hits and size() > budget:
-        answer["truncated"] = True
-        if chars > 300:
-            chars = int(chars * 0.75)
-            for h in hits:  # keep the part that answers the query, not the head
-                if len(h["text"]) > chars:
-                    h["text"] = window(h["text"], chars, answer.get("query"))
-        else:
-            hits.pop()
-    answer["tokens"] = size()
-    return answer
-
-
 def _which(project: str | None, projects: list[str] | None, cid: str) -> tuple[bool, Any]:
     """``(across, names)``: one project (``across`` false), or several to merge (``names``
     None: every project with an index, asked for as ``["*"]``)."""
@@ -365,22 +257,6 @@ async def _similar(project: str | None, chunk_ids: list[str], top_k: int,
     log.info("similar", extra={"cid": cid, "project": project or names,
                                "hits": len(answer["hits"]), "ms": ms})
     return fit_budget(answer, s.answer_token_budget)
-
-
-TopK = Annotated[int, Field(description="number of passages, 1-50",
-                            json_schema_extra={"minimum": 1, "maximum": 50})]
-ProjectName = Annotated[str, Field(description="project name, from list_projects")]
-SomeProject = Annotated[str | None, Field(
-    description="project name, from list_projects (or give projects)")]
-Projects = Annotated[list[str] | None, Field(
-    description="search these projects together, beside project (['*']: every project); "
-    "hits carry their project, and projects that cannot answer are listed in skipped")]
-QueryText = Annotated[str, Field(description="the question or keywords; a \"quoted phrase\" "
-                                              "must appear in each passage as written")]
-SearchFilters = Annotated[Filters | None, Field(
-    description="optional restrictions: citekeys, years, tags, authors, collections, "
-    "section, kinds, colours, one passage per paper, one hit per page (the default) or "
-    "per chunk")]
 
 
 @mcp.tool
@@ -487,7 +363,7 @@ async def list_papers(project: ProjectName,
     page = papers[offset:offset + limit]
     answer = {"project": project, "total": len(papers), "offset": offset, "papers": page,
               "truncated": False, "correlation_id": cid}
-    size = _tokens(answer)
+    size = answer_tokens(answer)
     if size > s.answer_token_budget and len(page) > 1:  # fewer papers, the rest next page
         answer["papers"] = page = page[:max(1, len(page) * s.answer_token_budget // size)]
         answer["truncated"] = True
