@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
 from .payload import shorten
-from .pdfqa import KINDS, Question, load_devset, normalise, page_texts
+from .pdfqa import KINDS, Question, load_devset, normalise, page_texts, set_name
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -262,7 +262,7 @@ def score(records: dict[str, dict[str, dict[str, Any]]], questions: Sequence[Que
 def evaluate_pdfqa(settings: Settings, *, corpus_dir: Path,
                    runs: Sequence[tuple[str, str, str]], project: str = DEFAULT_PROJECT,
                    limit_pdfs: int | None = None, rebuild: bool = False,
-                   devset: Path | None = None,
+                   devset: str | Path | None = None,
                    log: Callable[[str], None] = print) -> dict[str, Any]:
     """Ingest (or reuse) the dev set's PDFs, ask every question in every run and of the
     page-BM25 baseline; return the report (machine and date are the caller's to add)."""
@@ -293,7 +293,7 @@ def evaluate_pdfqa(settings: Settings, *, corpus_dir: Path,
     labels = [label for label, _, _ in runs]
     return {
         "dataset": "pdfqa",
-        "split": "dev",
+        "split": set_name(devset),
         "questions": len(questions),
         "corpus": {"dir": str(corpus), **built,
                    "text_layer_pages": sum(len(t) for t in texts.values())},

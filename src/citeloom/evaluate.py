@@ -558,6 +558,9 @@ def add_eval_parser(subparsers: Any) -> None:
                         "shared/corpus/pdfs in or beside the config's or working folder)")
     p.add_argument("--limit-pdfs", type=int, default=None, metavar="N",
                    help="pdfqa: only the N smallest PDFs and their questions (quick runs)")
+    p.add_argument("--questions", default=None, metavar="SET",
+                   help="pdfqa: the question set, dev (the default; tuned on) or holdout "
+                        "(written blind, never tuned on), or a JSONL file in their format")
 
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
@@ -575,7 +578,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         report = eval_pdfqa.evaluate_pdfqa(
             settings, corpus_dir=args.corpus_dir or shared_dir(settings, "corpus/pdfs"),
             runs=eval_pdfqa.PDFQA_RUNS, project=args.project, limit_pdfs=args.limit_pdfs,
-            rebuild=args.rebuild, log=log)
+            rebuild=args.rebuild, devset=args.questions, log=log)
         report.update(date=datetime.now(UTC).isoformat(timespec="seconds"),
                       machine=machine_info(), load_average=[round(x, 2)
                                                             for x in os.getloadavg()])

@@ -87,13 +87,25 @@ def _question(obj: dict) -> Question:
     )
 
 
+SETS = ("dev", "holdout")  # packaged as citeloom/data/pdfqa_<name>.jsonl
+
+
 def load_devset(path: str | Path | None = None) -> list[Question]:
-    """Read the JSONL dev set; by default the one packaged as ``citeloom/data/pdfqa_dev.jsonl``."""
-    if path is None:
-        text = resources.files("citeloom").joinpath("data/pdfqa_dev.jsonl").read_text("utf-8")
+    """Read a JSONL question set: a file, or the name of a packaged one (``SETS``); by
+    default the dev set, ``citeloom/data/pdfqa_dev.jsonl``."""
+    name = "dev" if path is None else str(path)
+    if name in SETS:
+        text = resources.files("citeloom").joinpath(f"data/pdfqa_{name}.jsonl").read_text(
+            "utf-8")
     else:
-        text = Path(path).read_text("utf-8")
+        text = Path(path).read_text("utf-8")  # type: ignore[arg-type]
     return [_question(json.loads(line)) for line in text.splitlines() if line.strip()]
+
+
+def set_name(path: str | Path | None) -> str:
+    """What a report calls the question set: ``dev``, ``holdout``, or the file's stem."""
+    name = "dev" if path is None else str(path)
+    return name if name in SETS else Path(name).stem.removeprefix("pdfqa_")
 
 
 def check_devset(questions: list[Question], corpus_dir: str | Path) -> list[str]:
