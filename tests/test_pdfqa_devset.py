@@ -1,6 +1,7 @@
-"""The packaged PDF question dev set (src/citeloom/data/pdfqa_dev.jsonl, docs/PDFQA.md):
-its size and spread, and that every evidence phrase is on a page it names, in the PDFs of
-../shared/corpus/pdfs (text layer via pypdfium2, compared after citeloom.pdfqa.normalise).
+"""The packaged PDF question sets (src/citeloom/data/pdfqa_dev.jsonl and the blind
+pdfqa_holdout.jsonl, docs/PDFQA.md): their size and spread, and that every evidence phrase
+is on a page it names, in the PDFs of ../shared/corpus/pdfs (text layer via pypdfium2,
+compared after citeloom.pdfqa.normalise).
 """
 
 from __future__ import annotations
@@ -14,34 +15,52 @@ from citeloom.pdfqa import (
     KINDS,
     MAX_WORDS,
     MIN_WORDS,
+    SETS,
+    Question,
     load_devset,
     normalise,
     page_texts,
+    set_name,
     word_count,
 )
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "corpus" / "pdfs"
 
-QUESTIONS = load_devset()
+SIZES = {"dev": 60, "holdout": 45}  # at least this many questions, over at least 12 PDFs
 
 
-def test_at_least_60_questions_over_at_least_12_pdfs() -> None:
-    assert len(QUESTIONS) >= 60
-    assert len({q.pdf for q in QUESTIONS}) >= 12
+@pytest.fixture(scope="module", params=SETS)
+def qset(request: pytest.FixtureRequest) -> tuple[str, list[Question]]:
+    return request.param, load_devset(request.param)
 
 
-def test_every_kind_present() -> None:
+def test_question_sets_by_size_and_spread(qset: tuple[str, list[Question]]) -> None:
+    name, questions = qset
+    assert len(questions) >= SIZES[name]
+    assert len({q.pdf for q in questions}) >= 12
+
+
+def test_set_names() -> None:
+    assert load_devset() == load_devset("dev")
+    assert [set_name(None), set_name("holdout"), set_name("/x/pdfqa_mine.jsonl")] == [
+        "dev", "holdout", "mine"]
+
+
+def test_every_kind_present(qset: tuple[str, list[Question]]) -> None:
+    _, QUESTIONS = qset
     missing = set(KINDS) - {q.kind for q in QUESTIONS}
     assert not missing, f"kinds without a question: {sorted(missing)}"
 
 
 def test_ids_unique() -> None:
+    QUESTIONS = [q for name in SETS for q in load_devset(name)]  # unique across the sets too
     dupes = [qid for qid, n in Counter(q.id for q in QUESTIONS).items() if n > 1]
     assert not dupes, f"duplicate ids: {dupes}"
 
 
-def test_evidence_is_5_to_15_words() -> None:
+def test_evidence_is_5_to_15_words(qset: tuple[str, list[Question]]) -> None:
+    _, QUESTIONS = qset
     counts = {q.id: word_count(q.evidence) for q in QUESTIONS}
     bad = {qid: n for qid, n in counts.items() if not MIN_WORDS <= n <= MAX_WORDS}
     assert not bad, f"evidence outside {MIN_WORDS}-{MAX_WORDS} words: {bad}"
@@ -51,7 +70,8 @@ def test_evidence_is_5_to_15_words() -> None:
     not SHARED.is_dir(),
     reason=f"needs the shared corpus: {SHARED} (sibling of the repo root) is missing",
 )
-def test_evidence_found_on_a_listed_page() -> None:
+def test_evidence_found_on_a_listed_page(qset: tuple[str, list[Question]]) -> None:
+    _, QUESTIONS = qset
     pages_by_pdf = {
         pdf: [normalise(t) for t in page_texts(CORPUS / pdf)] for pdf in {q.pdf for q in QUESTIONS}
     }

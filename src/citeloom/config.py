@@ -22,6 +22,7 @@ import platformdirs
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
 from .errors import ConfigError, InvalidInput, InvalidProject, did_you_mean
+from .payload import PASSAGE_CHARS
 
 DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
@@ -218,7 +219,7 @@ class Settings(BaseModel):
     # the size of an answer, and how long a query may take.
     allowed_roots: list[Path] = Field(default_factory=list)
     answer_token_budget: int = Field(8000, ge=500, le=100_000)
-    passage_chars: int = Field(800, ge=100, le=10_000)
+    passage_chars: int = Field(PASSAGE_CHARS, ge=100, le=10_000)
     query_timeout_s: float = Field(15, gt=0, le=300)
     # Seconds without queries after which the server lets go of an Edge index (so a CLI
     # ingest can open it); 0 keeps indexes open.

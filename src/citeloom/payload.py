@@ -18,6 +18,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 SECTION_SEP = " > "
+# Characters of each chunk a hit shows (its query window when longer): about a whole
+# 256-token chunk, so nearly every chunk is shown whole. 1,000 found the evidence in the
+# shown text as often as whole chunks did, on both PDF question sets (docs/EVALUATION.md).
+PASSAGE_CHARS = 1000
 CHUNK_NAMESPACE = uuid.UUID("6f1c1a52-3c1e-4d59-9a57-0d1f3c2b7e10")
 
 # Payload indexes: the design's six, plus the fields the other filters use.

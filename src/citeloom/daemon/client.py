@@ -18,7 +18,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import CiteLoomError, IndexUnavailable, from_dict
 from ..index import DEFAULT_FUSION, SearchFilter
-from ..payload import Passage
+from ..payload import PASSAGE_CHARS, Passage
 from ..report import FileResult, IngestReport
 from . import DaemonPaths, daemon_paths
 
@@ -138,7 +138,7 @@ class RemoteCiteLoom:
     def query(self, project_name: str | None, text: str, *, mode: str = "hybrid",
               top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
               group_by_doc: bool = False, include_references: bool = False,
-              max_chars: int = 600, per_page: bool = True) -> Any:
+              max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> Any:
         from ..service.search import QueryResult
 
         return QueryResult.from_dict(self._call(
@@ -149,7 +149,7 @@ class RemoteCiteLoom:
 
     def similar(self, project_name: str | None, chunk_ids: list[str],
                 negative_ids: list[str] | None = None, top_k: int = 10,
-                flt: SearchFilter | None = None, max_chars: int = 600) -> list[Passage]:
+                flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> list[Passage]:
         hits = self._call("similar", project=self._name(project_name), chunk_ids=chunk_ids,
                           negative_ids=negative_ids, top_k=top_k,
                           flt=asdict(flt) if flt else None, max_chars=max_chars)
@@ -158,7 +158,7 @@ class RemoteCiteLoom:
     def query_many(self, projects: list[str] | None, text: str, *, mode: str = "hybrid",
                    top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
                    group_by_doc: bool = False, include_references: bool = False,
-                   max_chars: int = 600, per_page: bool = True) -> Any:
+                   max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> Any:
         from ..service.search import QueryResult
 
         return QueryResult.from_dict(self._call(
@@ -169,7 +169,7 @@ class RemoteCiteLoom:
 
     def similar_many(self, projects: list[str] | None, chunk_ids: list[str],
                      negative_ids: list[str] | None = None, top_k: int = 10,
-                     flt: SearchFilter | None = None, max_chars: int = 600) -> Any:
+                     flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> Any:
         from ..service.search import SimilarResult
 
         return SimilarResult.from_dict(self._call(
@@ -196,7 +196,7 @@ class RemoteCiteLoom:
         return self._call("cite", citekeys=citekeys, fmt=fmt, project=project_name)
 
     def list_annotations(self, project_name: str | None, citekey: str,
-                         kinds: list[str] | None = None, max_chars: int = 600
+                         kinds: list[str] | None = None, max_chars: int = PASSAGE_CHARS
                          ) -> list[Passage]:
         hits = self._call("list_annotations", project=self._name(project_name),
                           citekey=citekey, kinds=kinds, max_chars=max_chars)

@@ -42,7 +42,7 @@ from ..index import (
     make_store,
 )
 from ..models import chunk_limit, dense_spec, use_offline_runtime
-from ..payload import Passage, external_metadata
+from ..payload import PASSAGE_CHARS, Passage, external_metadata
 from ..report import IngestReport
 from ..sources import (
     AnnotationSource,
@@ -602,7 +602,7 @@ class CiteLoom:
     def query(self, project_name: str | None, text: str, *, mode: Mode = "hybrid",
               top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
               group_by_doc: bool = False, include_references: bool = False,
-              max_chars: int = 600, per_page: bool = True) -> QueryResult:
+              max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> QueryResult:
         return search.query(self, project_name, text, mode=mode, top_k=top_k, fusion=fusion,
                             flt=flt, group_by_doc=group_by_doc,
                             include_references=include_references, max_chars=max_chars,
@@ -610,7 +610,7 @@ class CiteLoom:
 
     def similar(self, project_name: str | None, chunk_ids: list[str],
                 negative_ids: list[str] | None = None, top_k: int = 10,
-                flt: SearchFilter | None = None, max_chars: int = 600) -> list[Passage]:
+                flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> list[Passage]:
         return search.similar(self, project_name, chunk_ids, negative_ids, top_k, flt,
                               max_chars)
 
@@ -618,7 +618,7 @@ class CiteLoom:
                    top_k: int = 10, fusion: Fusion = DEFAULT_FUSION,
                    flt: SearchFilter | None = None,
                    group_by_doc: bool = False, include_references: bool = False,
-                   max_chars: int = 600, per_page: bool = True) -> QueryResult:
+                   max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> QueryResult:
         """One question across ``projects`` (None: every project with an index)."""
         return search.query_many(self, projects, text, mode=mode, top_k=top_k, fusion=fusion,
                                  flt=flt, group_by_doc=group_by_doc,
@@ -627,7 +627,8 @@ class CiteLoom:
 
     def similar_many(self, projects: list[str] | None, chunk_ids: list[str],
                      negative_ids: list[str] | None = None, top_k: int = 10,
-                     flt: SearchFilter | None = None, max_chars: int = 600) -> SimilarResult:
+                     flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS
+                     ) -> SimilarResult:
         return search.similar_many(self, projects, chunk_ids, negative_ids, top_k, flt,
                                    max_chars)
 
@@ -651,7 +652,7 @@ class CiteLoom:
         return library.list_papers(self, project_name)
 
     def list_annotations(self, project_name: str | None, citekey: str,
-                         kinds: list[str] | None = None, max_chars: int = 600
+                         kinds: list[str] | None = None, max_chars: int = PASSAGE_CHARS
                          ) -> list[Passage]:
         """An item's annotations (and notes) in page order, by citekey or Zotero key."""
         return library.annotations(self, project_name, citekey, kinds, max_chars)

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from ..catalog import is_file_source
 from ..errors import CacheDamaged, CiteLoomError, InvalidInput, from_dict, repair_hint
 from ..index import Hit, SearchFilter
-from ..payload import Passage, joined_text, passage
+from ..payload import PASSAGE_CHARS, Passage, joined_text, passage
 
 
 def list_projects(app: Any) -> list[dict[str, Any]]:
@@ -83,7 +83,7 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
 
 
 def annotations(app: Any, project_name: str | None, ref: str,
-                kinds: list[str] | None = None, max_chars: int = 600) -> list[Passage]:
+                kinds: list[str] | None = None, max_chars: int = PASSAGE_CHARS) -> list[Passage]:
     """An item's annotations and notes in reading order: annotations by page and place on
     the page (Zotero's sort index), then notes. ``ref`` is the item's citekey or Zotero
     key. A note (or long highlight) of several chunks comes back whole, as one passage (a

@@ -23,7 +23,7 @@ from ..errors import (
 )
 from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
 from ..normalize import fold_alnum
-from ..payload import Passage, hit_json, passage
+from ..payload import PASSAGE_CHARS, Passage, hit_json, passage
 
 RRF_K = 60  # rank fusion across projects, as Qdrant's RRF within one
 # What a hit's score means, per mode (shown beside the hits, and in the docs).
@@ -165,7 +165,7 @@ def _ms(a: float, b: float) -> float:
 def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid",
           top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
           group_by_doc: bool = False, include_references: bool = False,
-          max_chars: int = 600, per_page: bool = True) -> QueryResult:
+          max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> QueryResult:
     """Search a project. ``per_page`` (the default): one hit per page, showing the page's
     best-matching chunks (:func:`by_page`). A chunk longer than ``max_chars`` shows the
     part that best matches ``text`` (``payload.window``)."""
@@ -275,7 +275,7 @@ def _models(locks: list[ModelLock]) -> dict[str, str]:
 def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hybrid",
                top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
                group_by_doc: bool = False, include_references: bool = False,
-               max_chars: int = 600, per_page: bool = True) -> QueryResult:
+               max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> QueryResult:
     """Search several projects (None: all with an index) with the same question and
     filters, and merge their rankings (:func:`merge`). A project that cannot answer
     (missing, locked by another process, no sparse vectors for hybrid…) is reported in
@@ -348,7 +348,7 @@ def _check_ids(chunk_ids: list[str], negative_ids: list[str], top_k: int) -> Non
 
 def similar(app: Any, project_name: str | None, chunk_ids: list[str],
             negative_ids: list[str] | None = None, top_k: int = 10,
-            flt: SearchFilter | None = None, max_chars: int = 600) -> list[Passage]:
+            flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> list[Passage]:
     """Passages like the given chunks (and unlike ``negative_ids``). No query text here:
     a long chunk shows its head (its first sentences)."""
     _check_ids(chunk_ids, [], top_k)
@@ -361,7 +361,7 @@ def similar(app: Any, project_name: str | None, chunk_ids: list[str],
 
 def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
                  negative_ids: list[str] | None = None, top_k: int = 10,
-                 flt: SearchFilter | None = None, max_chars: int = 600) -> SimilarResult:
+                 flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> SimilarResult:
     """Passages like the given chunks in several projects (None: all). The chunks may come
     from any of them: their dense vectors are looked up where they are, and each project
     is searched with those of its own dense model (a project with another model is
