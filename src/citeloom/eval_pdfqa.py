@@ -317,9 +317,9 @@ def evaluate_pdfqa(settings: Settings, *, corpus_dir: Path,
 
 def format_table(report: dict[str, Any]) -> str:
     c, s = report["corpus"], report["settings"]
-    head = (f"pdfqa dev: {report['questions']} questions, {c['pdfs']} PDFs / {c['pages']} "
-            f"pages / {c['chunks']} chunks, passage_chars={s['passage_chars']}, "
-            f"rrf_k={s['rrf_k']} prefetch={s['prefetch']}")
+    head = (f"pdfqa {report.get('split', 'dev')}: {report['questions']} questions, "
+            f"{c['pdfs']} PDFs / {c['pages']} pages / {c['chunks']} chunks, "
+            f"passage_chars={s['passage_chars']}, rrf_k={s['rrf_k']} prefetch={s['prefetch']}")
     rows = [f"{'run':<18} {'page@1':>7} {'page@5':>7} {'MRR@10':>7} {'ev@5':>7} "
             f"{'ev@5 head':>9} {'ev@5 chunk':>10} {'p50 ms':>7}"]
     everything = {**report["results"], **report["baseline"]}
