@@ -34,6 +34,7 @@ from bench_index import (  # noqa: E402
 )
 
 from citeloom.evaluate import load_scifact, machine_info  # noqa: E402
+from citeloom.payload import PASSAGE_CHARS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = {"per page (default)": True, "per chunk": False}
@@ -78,14 +79,14 @@ def main() -> int:
     app = CiteLoom(Settings(data_dir=work / "data", models_dir=args.models_dir))
     for q in queries[:20]:  # warm-up: models loaded, index open, caches warm
         for per_page in VARIANTS.values():
-            app.query("bench", q, top_k=10, per_page=per_page, max_chars=800)
+            app.query("bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS)
     passes: dict[str, list[dict[str, float]]] = {name: [] for name in VARIANTS}
     parts = []
     for _ in range(args.passes):
         ms: dict[str, list[float]] = {name: [] for name in VARIANTS}
         for q in queries:
             for name, per_page in VARIANTS.items():
-                res = app.query("bench", q, top_k=10, per_page=per_page, max_chars=800)
+                res = app.query("bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS)
                 ms[name].append(res.timings_ms["total"])
                 if per_page:
                     parts.append(sum(len(h.parts) or 1 for h in res.hits))
