@@ -96,6 +96,12 @@ def test_repository_example_config_is_valid(clean_env: Path) -> None:
     demo = s.project("demo")
     assert demo.sources == [ROOT / "fixtures" / "pdfs"]
     assert s.default_project == "demo"
+    # The example shows the MCP settings; it must not pin them away from the defaults that
+    # were measured (it had kept a 6,000-token budget and 800 characters after both moved).
+    from citeloom.config import Settings
+
+    for key in ("answer_token_budget", "passage_chars", "query_timeout_s", "release_idle_s"):
+        assert getattr(s, key) == Settings.model_fields[key].default, key
 
 
 def test_env_example_documents_every_variable() -> None:
