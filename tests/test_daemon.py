@@ -179,6 +179,20 @@ def test_terminal_and_claude_share_a_library_in_both_orders(lib: dict[str, Any])
     jobs = json.loads(cli(lib, "daemon", "status", "--json").stdout)
     assert jobs["running"] and jobs["pid"] == _pid(lib["data"])
 
+    # Other phrasings travel through the daemon, from the terminal and from Claude.
+    also = ["thrombose veineuse profonde, héparine"]
+    term = json.loads(cli(lib, "query", "heparin", "-p", "conc", "--also", also[0],
+                          "--json").stdout)
+    assert term["also"] == also and term["hits"]
+
+    async def translated() -> dict[str, Any]:
+        async with mcp(lib) as c:
+            return (await c.call_tool("query_hybrid", {"project": "conc", "text": "heparin",
+                                                       "also": also})).data
+
+    answer = asyncio.run(translated())
+    assert answer["also"] == also and answer["hits"]
+
 
 def test_daemon_killed_mid_job_is_replaced_and_nothing_is_lost(lib: dict[str, Any]) -> None:
     proc = cli_bg(lib, "ingest", str(lib["batch"]), "-p", "k", "--json")

@@ -162,6 +162,10 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--per-chunk", action="store_true", help="one hit per chunk, several may "
                    "come from one page (default: one hit per page, showing that page's "
                    "best-matching passages together)")
+    q.add_argument("--also", metavar="TEXT", action="append", default=[],
+                   help="the question in other words or another language, searched too "
+                   "and fused with it: e.g. in English when you ask in another language "
+                   "(the dense model reads English), or in the papers' language (repeatable)")
     q.add_argument("--similar-to", metavar="CHUNK_ID", action="append", default=[],
                    help="find passages like this chunk instead of searching TEXT")
     q.add_argument("--json", action="store_true", help="print the answer as JSON")
@@ -395,7 +399,8 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
             kw: dict[str, Any] = dict(
                 mode=args.mode, top_k=args.top_k, fusion=args.fusion, flt=_filter(args),
                 group_by_doc=args.per_doc, include_references=args.include_references,
-                max_chars=settings.passage_chars, per_page=not args.per_chunk)
+                max_chars=settings.passage_chars, per_page=not args.per_chunk,
+                also=args.also)
             result = (app.query_many(many, args.text, **kw) if across
                       else app.query(project, args.text, **kw))
             hits, skipped, warnings = result.hits, result.skipped, result.warnings

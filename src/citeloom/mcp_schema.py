@@ -22,7 +22,9 @@ list_papers lists what a project holds (citekeys, titles, authors, years). find_
 follows up a good hit with more passages like it. The user's own Zotero highlights, comments
 and notes are hits too (kind "annotation" or "note"; filter with kinds and colors);
 list_annotations gives one item's in page order. Ingesting is a job: ingest_from_source
-returns a job id; follow it with ingest_status."""
+returns a job id; follow it with ingest_status. The search models read English best: when
+the question and the papers are in different languages, pass a translation in also (into
+English, or into the papers' language); it finds far more of the right pages."""
 INSTRUCTIONS += """ An answer without hits says why in "reason" (the project is empty, the
 filters left everything out, or nothing matched); "excluded" counts papers a filter could
 not match because they lack its field (no known year, say): do not conclude the library
@@ -101,6 +103,11 @@ Projects = Annotated[list[str] | None, Field(
     "hits carry their project, and projects that cannot answer are listed in skipped")]
 QueryText = Annotated[str, Field(description="the question or keywords; a \"quoted phrase\" "
                                               "must appear in each passage as written")]
+Also = Annotated[list[str] | None, Field(
+    description="the same question in other words or another language, searched too and "
+    "fused with text (at most 4): give an English translation when the user asks in another "
+    "language (the meaning model reads English best), and the question in the papers' "
+    "language when they are not in the user's (French, Spanish, German…)")]
 SearchFilters = Annotated[Filters | None, Field(
     description="optional restrictions: citekeys, years, tags, authors, collections, "
     "section, kinds, colours, one passage per paper, one hit per page (the default) or "

@@ -40,6 +40,7 @@ from .logs import setup_logging
 from .mcp_auth import BearerToken, is_loopback
 from .mcp_schema import (
     INSTRUCTIONS,
+    Also,
     Filters,
     IngestOptions,
     ProjectName,
@@ -207,14 +208,15 @@ def _which(project: str | None, projects: list[str] | None, cid: str) -> tuple[b
 
 
 async def _search(project: str | None, text: str, top_k: int, filters: Filters | None,
-                  mode: str, fusion: str, projects: list[str] | None = None) -> dict[str, Any]:
+                  mode: str, fusion: str, projects: list[str] | None = None,
+                  also: list[str] | None = None) -> dict[str, Any]:
     cid = uuid.uuid4().hex[:12]
     s = _settings(cid)
     f = filters or Filters()
     across, names = _which(project, projects, cid)
     kw = dict(mode=mode, top_k=top_k, fusion=fusion, flt=f.to_search(),
               group_by_doc=f.one_per_document, include_references=f.include_references,
-              max_chars=s.passage_chars, per_page=f.one_per_page)
+              max_chars=s.passage_chars, per_page=f.one_per_page, also=also)
     # state.app is looked up inside the call, so a bad citeloom.toml (raised while the
     # service is made) comes back as a coded tool error.
     result = await _call(cid, lambda: (state.app.query_many if across else state.app.query)(
@@ -261,11 +263,12 @@ async def _similar(project: str | None, chunk_ids: list[str], top_k: int,
 
 @mcp.tool
 async def query(project: SomeProject = None, *, text: QueryText, top_k: TopK = 8,
-                filters: SearchFilters = None, projects: Projects = None) -> dict[str, Any]:
+                filters: SearchFilters = None, projects: Projects = None,
+                also: Also = None) -> dict[str, Any]:
     """Dense-only search, by meaning alone. Prefer query_hybrid, which finds these passages
     too and also matches exact terms (names, acronyms, numbers) and ranks better; use this
     one only to compare. Returns citable passages like query_hybrid."""
-    return await _search(project, text, top_k, filters, "dense", "rrf", projects)
+    return await _search(project, text, top_k, filters, "dense", "rrf", projects, also)
 
 
 @mcp.tool
@@ -275,14 +278,15 @@ async def query_hybrid(project: SomeProject = None, *, text: QueryText, top_k: T
                            description="rank fusion: dbsf (distribution-based score fusion, the "
                            "default: it ranked best in our evaluations) or rrf (reciprocal "
                            "rank)")] = "dbsf",
-                       projects: Projects = None) -> dict[str, Any]:
+                       projects: Projects = None, also: Also = None) -> dict[str, Any]:
     """The search to use for any question about the user's papers: meaning and exact terms
     together (dense embeddings + BM25, fused), which ranks better than query (dense only)
     in our evaluations. Searches one project, or several with projects. Returns citable
     passages: citekey, title, authors, year, page span, section path, text, project — one
     hit per page, its text the page's best-matching passages (parts names each chunk).
-    Put an exact name or phrase in double quotes to get only passages that contain it."""
-    return await _search(project, text, top_k, filters, "hybrid", fusion, projects)
+    Put an exact name or phrase in double quotes to get only passages that contain it.
+    Asked in another language than the papers'? Put the translation in also."""
+    return await _search(project, text, top_k, filters, "hybrid", fusion, projects, also)
 
 
 @mcp.tool

@@ -35,7 +35,7 @@ from .. import __version__
 from ..config import Settings
 from ..errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
 from ..index import DEFAULT_FUSION, SearchFilter
-from ..payload import hit_json
+from ..payload import PASSAGE_CHARS, hit_json
 from . import DaemonPaths, daemon_paths
 
 log = logging.getLogger("citeloom.daemon")
@@ -54,15 +54,16 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
             fusion=a.get("fusion", DEFAULT_FUSION), flt=_filter(a.get("flt")),
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
-            max_chars=a.get("max_chars", 600), per_page=a.get("per_page", True)).to_dict(),
+            max_chars=a.get("max_chars", PASSAGE_CHARS), per_page=a.get("per_page", True),
+            also=a.get("also")).to_dict(),
         "similar": lambda a: [hit_json(p) for p in app.similar(
             a["project"], a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
-            _filter(a.get("flt")), a.get("max_chars", 600))],
+            _filter(a.get("flt")), a.get("max_chars", PASSAGE_CHARS))],
         "list_projects": lambda a: app.list_projects(),
         "inspect": lambda a: app.inspect(a["project"], a.get("sample", 3)),
         "cite": lambda a: app.cite(a["citekeys"], a.get("fmt", "bibtex"), a.get("project")),
         "list_annotations": lambda a: [hit_json(p) for p in app.list_annotations(
-            a["project"], a["citekey"], a.get("kinds"), a.get("max_chars", 600))],
+            a["project"], a["citekey"], a.get("kinds"), a.get("max_chars", PASSAGE_CHARS))],
         "check_writable": lambda a: app.check_writable(a["project"]),
         "optimize": lambda a: app.optimize(a["project"]),
         "query_many": lambda a: app.query_many(
@@ -71,10 +72,11 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
             flt=_filter(a.get("flt")),
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
-            max_chars=a.get("max_chars", 600), per_page=a.get("per_page", True)).to_dict(),
+            max_chars=a.get("max_chars", PASSAGE_CHARS), per_page=a.get("per_page", True),
+            also=a.get("also")).to_dict(),
         "similar_many": lambda a: app.similar_many(
             a.get("projects"), a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
-            _filter(a.get("flt")), a.get("max_chars", 600)).to_dict(),
+            _filter(a.get("flt")), a.get("max_chars", PASSAGE_CHARS)).to_dict(),
         "snapshot": lambda a: app.snapshot(a["project"], Path(a["out"])),
         "restore": lambda a: app.restore(Path(a["archive"]), a["project"],
                                          force=a.get("force", False)),

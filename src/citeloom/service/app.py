@@ -602,11 +602,12 @@ class CiteLoom:
     def query(self, project_name: str | None, text: str, *, mode: Mode = "hybrid",
               top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
               group_by_doc: bool = False, include_references: bool = False,
-              max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> QueryResult:
+              max_chars: int = PASSAGE_CHARS, per_page: bool = True,
+              also: list[str] | None = None) -> QueryResult:
         return search.query(self, project_name, text, mode=mode, top_k=top_k, fusion=fusion,
                             flt=flt, group_by_doc=group_by_doc,
                             include_references=include_references, max_chars=max_chars,
-                            per_page=per_page)
+                            per_page=per_page, also=also)
 
     def similar(self, project_name: str | None, chunk_ids: list[str],
                 negative_ids: list[str] | None = None, top_k: int = 10,
@@ -618,12 +619,13 @@ class CiteLoom:
                    top_k: int = 10, fusion: Fusion = DEFAULT_FUSION,
                    flt: SearchFilter | None = None,
                    group_by_doc: bool = False, include_references: bool = False,
-                   max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> QueryResult:
+                   max_chars: int = PASSAGE_CHARS, per_page: bool = True,
+                   also: list[str] | None = None) -> QueryResult:
         """One question across ``projects`` (None: every project with an index)."""
         return search.query_many(self, projects, text, mode=mode, top_k=top_k, fusion=fusion,
                                  flt=flt, group_by_doc=group_by_doc,
                                  include_references=include_references, max_chars=max_chars,
-                                 per_page=per_page)
+                                 per_page=per_page, also=also)
 
     def similar_many(self, projects: list[str] | None, chunk_ids: list[str],
                      negative_ids: list[str] | None = None, top_k: int = 10,

@@ -9,6 +9,7 @@ import dataclasses
 import re
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +63,7 @@ class QueryResult:
     # Documents a filter left out only because they lack its field: {"year": 3}.
     excluded: dict[str, int] = field(default_factory=dict)
     reason: dict[str, Any] | None = None  # why there are no hits: {code, message, hint}
+    also: list[str] = field(default_factory=list)  # other phrasings searched with ``query``
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> QueryResult:
@@ -72,7 +74,7 @@ class QueryResult:
                    projects=d.get("projects") or ([d["project"]] if d["project"] else []),
                    skipped=d.get("skipped", []), merge=d.get("merge"),
                    excluded=d.get("excluded") or {}, reason=d.get("reason"),
-                   warnings=d.get("warnings", []))
+                   warnings=d.get("warnings", []), also=d.get("also", []))
 
     def to_dict(self) -> dict[str, Any]:
         out = {"project": self.project, "projects": self.projects, "skipped": self.skipped,
@@ -82,6 +84,8 @@ class QueryResult:
                "hits": [hit_json(h) for h in self.hits], "timings_ms": self.timings_ms,
                "excluded": self.excluded, "reason": self.reason,
                "correlation_id": self.correlation_id}
+        if self.also:
+            out["also"] = self.also
         if self.warnings:
             out["warnings"] = self.warnings
         return out
@@ -135,6 +139,33 @@ def _check_query(text: str, top_k: int, mode: str, fusion: str) -> None:
         raise InvalidInput(f"fusion must be rrf or dbsf, not {fusion!r}", "use rrf")
 
 
+MAX_ALSO = 4  # other phrasings a query may carry
+
+
+def _check_also(also: list[str] | None) -> list[str]:
+    """The other phrasings of a question (a translation into the papers' language, say),
+    cleaned: blank ones dropped, repeats once."""
+    out = list(dict.fromkeys(a.strip() for a in (also or []) if a and a.strip()))
+    if len(out) > MAX_ALSO:
+        raise InvalidInput(f"{len(out)} other phrasings given; at most {MAX_ALSO}",
+                           "give the question once more in the papers' language, or "
+                           "reworded: one or two are enough")
+    return out
+
+
+def _embed(app: Any, model: str, texts: list[str], mode: Mode) -> list[tuple[Any, Any]]:
+    """(dense, sparse) query vectors of each text, as ``mode`` needs them."""
+    dense = app.dense(model) if mode != "sparse" else None
+    return [(dense.embed_query(t) if dense else None,
+             app.sparse().embed_query(t) if mode != "dense" else None) for t in texts]
+
+
+def _window_query(text: str, also: list[str]) -> str:
+    """What a hit's shown window matches: the question and its other phrasings, so a
+    translated question finds the sentences in the paper's own language."""
+    return "\n".join([text, *also])
+
+
 def _lock_for(app: Any, project: Any, mode: Mode) -> ModelLock:
     """The lock a query of ``project`` in ``mode`` embeds for; raises when it cannot."""
     lock = app.index(project.name).lock() or app.model_lock(project)
@@ -165,34 +196,38 @@ def _ms(a: float, b: float) -> float:
 def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid",
           top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
           group_by_doc: bool = False, include_references: bool = False,
-          max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> QueryResult:
+          max_chars: int = PASSAGE_CHARS, per_page: bool = True,
+          also: list[str] | None = None) -> QueryResult:
     """Search a project. ``per_page`` (the default): one hit per page, showing the page's
     best-matching chunks (:func:`by_page`). A chunk longer than ``max_chars`` shows the
-    part that best matches ``text`` (``payload.window``)."""
+    part that best matches ``text`` (``payload.window``). ``also``: the same question in
+    other words or another language, each searched too, the rankings summed
+    (:func:`search_index`)."""
     t0 = time.perf_counter()
     _check_query(text, top_k, mode, fusion)
+    also = _check_also(also)
     check_filter(flt)
     project = app.settings.project(project_name, create=True)
     lock = _lock_for(app, project, mode)
     t1 = time.perf_counter()
-    dense = app.dense(lock.dense_model).embed_query(text) if mode != "sparse" else None
-    sparse = app.sparse().embed_query(text) if mode != "dense" else None
+    (dense, sparse), *extra = _embed(app, lock.dense_model, [text, *also], mode)
     t2 = time.perf_counter()
     given = flt
     flt = _search_filter(flt, include_references, quoted_phrases(text))
     hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
-                        flt=flt, fusion=fusion, group_by_doc=group_by_doc, per_page=per_page)
+                        flt=flt, fusion=fusion, group_by_doc=group_by_doc, per_page=per_page,
+                        extra=extra)
     excluded = excluded_for(app, project.name, given)
     t3 = time.perf_counter()
     return QueryResult(
         excluded=excluded,
         reason=None if hits else empty_reason(app, project.name, given, excluded, mode,
                                               flt.phrases),
-        project=project.name, query=text, mode=mode,
+        project=project.name, query=text, also=also, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
         models={"dense": lock.dense_model, "sparse": lock.sparse_model},
-        hits=[passage(rank, h, max_chars, query=text, project=project.name)
-              for rank, h in enumerate(hits, 1)],
+        hits=[passage(rank, h, max_chars, query=_window_query(text, also),
+                      project=project.name) for rank, h in enumerate(hits, 1)],
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
                     "total": _ms(t0, time.perf_counter())},
         correlation_id=uuid.uuid4().hex[:12], projects=[project.name],
@@ -275,7 +310,8 @@ def _models(locks: list[ModelLock]) -> dict[str, str]:
 def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hybrid",
                top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
                group_by_doc: bool = False, include_references: bool = False,
-               max_chars: int = PASSAGE_CHARS, per_page: bool = True) -> QueryResult:
+               max_chars: int = PASSAGE_CHARS, per_page: bool = True,
+               also: list[str] | None = None) -> QueryResult:
     """Search several projects (None: all with an index) with the same question and
     filters, and merge their rankings (:func:`merge`). A project that cannot answer
     (missing, locked by another process, no sparse vectors for hybrid…) is reported in
@@ -283,6 +319,7 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     each document in each project."""
     t0 = time.perf_counter()
     _check_query(text, top_k, mode, fusion)
+    also = _check_also(also)
     check_filter(flt)
     answering, skipped = [], []
     for name in _targets(app, names):
@@ -294,19 +331,18 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     if not answering:
         raise _none_answered(skipped)
     t1 = time.perf_counter()
-    dense = {lock.dense_model: app.dense(lock.dense_model).embed_query(text)
-             for _, lock in answering if mode != "sparse"}
-    sparse = app.sparse().embed_query(text) if mode != "dense" else None
+    vectors = {lock.dense_model: _embed(app, lock.dense_model, [text, *also], mode)
+               for _, lock in answering}
     t2 = time.perf_counter()
     given = flt
     flt = _search_filter(flt, include_references, quoted_phrases(text))
     ranked, excluded, reasons = [], {}, []
     for project, lock in answering:
         try:
-            hits = search_index(app, project, dense=dense.get(lock.dense_model),
-                                sparse=sparse, mode=mode, top_k=top_k, flt=flt,
-                                fusion=fusion, group_by_doc=group_by_doc,
-                                per_page=per_page)
+            (dense, sparse), *extra = vectors[lock.dense_model]
+            hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode,
+                                top_k=top_k, flt=flt, fusion=fusion,
+                                group_by_doc=group_by_doc, per_page=per_page, extra=extra)
             found = excluded_for(app, project.name, given)
             if not hits:
                 reasons.append(empty_reason(app, project.name, given, found, mode,
@@ -323,9 +359,10 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     t3 = time.perf_counter()
     return QueryResult(
         excluded=excluded, reason=None if merged else _reasons(reasons),
-        project=None, query=text, mode=mode, fusion=fusion if mode == "hybrid" else None,
+        project=None, query=text, also=also, mode=mode,
+        fusion=fusion if mode == "hybrid" else None,
         models=_models([lock for _, lock, _ in ranked]),
-        hits=[passage(rank, h, max_chars, query=text, project=name)
+        hits=[passage(rank, h, max_chars, query=_window_query(text, also), project=name)
               for rank, (name, h) in enumerate(merged, 1)],
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
                     "total": _ms(t0, time.perf_counter())},
@@ -490,7 +527,7 @@ def by_page(hits: list[Hit], top_k: int | None = None) -> list[Hit]:
 
 def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode, top_k: int,
                  flt: SearchFilter | None, fusion: Fusion, group_by_doc: bool,
-                 per_page: bool = True) -> list[Hit]:
+                 per_page: bool = True, extra: Sequence[tuple[Any, Any]] = ()) -> list[Hit]:
     """One project's ranking. ``per_page``: ``top_k`` pages (:func:`by_page`), from
     ``top_k`` × 5 chunks, more when they hold fewer pages and the project has more.
     ``group_by_doc``: the best passage of each of ``top_k``
@@ -498,13 +535,17 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
     ``top_k`` × 5 passages, keeps the best of each paper, and asks again with the papers
     it has left out, until it has ``top_k`` or the project has no more: in dense and
     sparse mode exactly the grouping of the whole ranking (each round continues it);
-    in hybrid, each round's fusion ranks the passages that are left."""
+    in hybrid, each round's fusion ranks the passages that are left.
+    ``extra``: the (dense, sparse) vectors of other phrasings of the question; each is
+    searched the same way and a chunk's scores are summed (:func:`summed`)."""
     index = app.index(project.name)
 
     def ask(limit: int, f: SearchFilter | None) -> list[Hit]:
         with app._swap:
-            return index.search(dense=dense, sparse=sparse, mode=mode, limit=limit, flt=f,
+            runs = [index.search(dense=d, sparse=s, mode=mode, limit=limit, flt=f,
                                  fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch)
+                    for d, s in [(dense, sparse), *extra]]
+        return summed(runs)[:limit] if extra else runs[0]
 
     phrases = flt.phrases if flt else []
 
@@ -542,6 +583,21 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
                 break
             limit = min(limit * 2, 250)
     return out[:top_k]
+
+
+def summed(runs: list[list[Hit]]) -> list[Hit]:
+    """Several rankings of one project as one: each chunk scores the sum of its scores in
+    them (0 where a ranking lacks it). With DBSF, each ranking's scores are already
+    normalised, so this is DBSF over all of their lists; a chunk that every phrasing finds
+    rises above one that only one phrasing finds."""
+    total: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for hits in runs:
+        for h in hits:
+            total[h.id] = total.get(h.id, 0.0) + h.score
+            first.setdefault(h.id, h)
+    order = sorted(total, key=lambda i: -total[i])
+    return [dataclasses.replace(first[i], score=total[i]) for i in order]
 
 
 def _docs(app: Any, project: str, flt: SearchFilter) -> int:
