@@ -87,9 +87,12 @@ def test_the_question_again_changes_nothing(app: CiteLoom) -> None:
     assert again.also == [QUESTION]  # blanks dropped
 
 
-def test_across_projects_too(app: CiteLoom) -> None:
+def test_across_projects_per_chunk_and_per_paper_too(app: CiteLoom) -> None:
     res = app.query_many(["lib"], QUESTION, top_k=5, also=[FRENCH])
     assert res.hits[0].doc_id == "masques" and res.also == [FRENCH]
+    for kw in ({"per_page": False}, {"group_by_doc": True}):
+        hits = app.query("lib", QUESTION, top_k=5, also=[FRENCH], **kw).hits
+        assert hits[0].doc_id == "masques" and len(hits) == 5, kw
 
 
 def test_too_many_phrasings_is_invalid_input(app: CiteLoom) -> None:

@@ -554,7 +554,8 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
         return [h for h in hits if holds_phrases(h, phrases)] if phrases else hits
 
     if not group_by_doc and not per_page and not phrases:
-        return ask(top_k, flt)
+        # with other phrasings, a chunk just below one search's top_k still adds its score
+        return ask(min(top_k * 5, 250), flt)[:top_k] if extra else ask(top_k, flt)
     limit = min(top_k * 5, 250)
     if not group_by_doc:
         while True:
