@@ -310,7 +310,7 @@ def test_a_page_hit_is_its_pages_best_chunks_and_shows_the_answer(app: Any) -> N
 
 
 def test_a_quoted_phrase_is_found_as_written(app: Any) -> None:
-    from citeloom.service.search import holds_phrases
+    from citeloom.service.ranking import holds_phrases
 
     def hold(hits: list[Any]) -> list[bool]:  # each hit's own (best) chunk
         chunks = app.index("demo").retrieve([h.chunk_id for h in hits])

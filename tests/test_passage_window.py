@@ -10,7 +10,7 @@ import pytest
 from citeloom.index import Hit
 from citeloom.payload import ELLIPSIS, PART_GAP, passage, terms, window
 from citeloom.service import CiteLoom, TextDoc
-from citeloom.service.search import PAGE_PARTS, by_page
+from citeloom.service.ranking import PAGE_PARTS, by_page
 
 FILLER = [f"Participant group {n} attended the clinic on a weekday and completed the usual "
           "questionnaire about sleep and diet." for n in range(1, 9)]

@@ -84,7 +84,7 @@ class Hit:
     id: str
     score: float
     payload: dict[str, Any]
-    # A page hit's other chunks from the same page, best first (``service.search.by_page``).
+    # A page hit's other chunks from the same page, best first (``service.ranking.by_page``).
     parts: list[Hit] = field(default_factory=list)
 
 

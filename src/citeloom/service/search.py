@@ -6,7 +6,6 @@ and "more like these chunks" — in one project, or across several (:func:`query
 from __future__ import annotations
 
 import dataclasses
-import re
 import time
 import uuid
 from collections.abc import Sequence
@@ -23,8 +22,16 @@ from ..errors import (
     from_dict,
 )
 from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
-from ..normalize import fold_alnum
 from ..payload import PASSAGE_CHARS, Passage, hit_json, passage
+from .ranking import (
+    best_per_doc,
+    by_page,
+    check_also,
+    holds_phrases,
+    quoted_phrases,
+    summed,
+    window_query,
+)
 
 RRF_K = 60  # rank fusion across projects, as Qdrant's RRF within one
 # What a hit's score means, per mode (shown beside the hits, and in the docs).
@@ -139,31 +146,11 @@ def _check_query(text: str, top_k: int, mode: str, fusion: str) -> None:
         raise InvalidInput(f"fusion must be rrf or dbsf, not {fusion!r}", "use rrf")
 
 
-MAX_ALSO = 4  # other phrasings a query may carry
-
-
-def _check_also(also: list[str] | None) -> list[str]:
-    """The other phrasings of a question (a translation into the papers' language, say),
-    cleaned: blank ones dropped, repeats once."""
-    out = list(dict.fromkeys(a.strip() for a in (also or []) if a and a.strip()))
-    if len(out) > MAX_ALSO:
-        raise InvalidInput(f"{len(out)} other phrasings given; at most {MAX_ALSO}",
-                           "give the question once more in the papers' language, or "
-                           "reworded: one or two are enough")
-    return out
-
-
 def _embed(app: Any, model: str, texts: list[str], mode: Mode) -> list[tuple[Any, Any]]:
     """(dense, sparse) query vectors of each text, as ``mode`` needs them."""
     dense = app.dense(model) if mode != "sparse" else None
     return [(dense.embed_query(t) if dense else None,
              app.sparse().embed_query(t) if mode != "dense" else None) for t in texts]
-
-
-def _window_query(text: str, also: list[str]) -> str:
-    """What a hit's shown window matches: the question and its other phrasings, so a
-    translated question finds the sentences in the paper's own language."""
-    return "\n".join([text, *also])
 
 
 def _lock_for(app: Any, project: Any, mode: Mode) -> ModelLock:
@@ -205,7 +192,7 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
     (:func:`search_index`)."""
     t0 = time.perf_counter()
     _check_query(text, top_k, mode, fusion)
-    also = _check_also(also)
+    also = check_also(also)
     check_filter(flt)
     project = app.settings.project(project_name, create=True)
     lock = _lock_for(app, project, mode)
@@ -226,7 +213,7 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
         project=project.name, query=text, also=also, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
         models={"dense": lock.dense_model, "sparse": lock.sparse_model},
-        hits=[passage(rank, h, max_chars, query=_window_query(text, also),
+        hits=[passage(rank, h, max_chars, query=window_query(text, also),
                       project=project.name) for rank, h in enumerate(hits, 1)],
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
                     "total": _ms(t0, time.perf_counter())},
@@ -319,7 +306,7 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     each document in each project."""
     t0 = time.perf_counter()
     _check_query(text, top_k, mode, fusion)
-    also = _check_also(also)
+    also = check_also(also)
     check_filter(flt)
     answering, skipped = [], []
     for name in _targets(app, names):
@@ -362,7 +349,7 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
         project=None, query=text, also=also, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
         models=_models([lock for _, lock, _ in ranked]),
-        hits=[passage(rank, h, max_chars, query=_window_query(text, also), project=name)
+        hits=[passage(rank, h, max_chars, query=window_query(text, also), project=name)
               for rank, (name, h) in enumerate(merged, 1)],
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
                     "total": _ms(t0, time.perf_counter())},
@@ -460,71 +447,6 @@ def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
                           for rank, (name, h) in enumerate(merged, 1)])
 
 
-def best_per_doc(hits: list[Hit]) -> list[Hit]:
-    """Keep the best-scoring passage of each document, in rank order."""
-    seen: set[str] = set()
-    out = []
-    for h in hits:
-        doc = h.payload.get("doc_id", h.id)
-        if doc not in seen:
-            seen.add(doc)
-            out.append(h)
-    return out
-
-
-# -- quoted phrases ---------------------------------------------------------------------------
-_QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d|\u00ab([^\u00bb]*)\u00bb')
-
-
-def quoted_phrases(text: str) -> list[str]:
-    """The phrases a query quotes ("...", \u201c...\u201d or \u00ab...\u00bb), each once:
-    a passage must hold each of them as written."""
-    found = (" ".join(next((g for g in m.groups() if g), "").split())
-             for m in _QUOTED.finditer(text))
-    return list(dict.fromkeys(p for p in found if fold_alnum(p)))
-
-
-def holds_phrases(hit: Hit, phrases: list[str]) -> bool:
-    text = fold_alnum(hit.payload.get("chunk_text", ""))
-    return all(fold_alnum(p) in text for p in phrases)
-
-
-# A page hit shows at most this many chunks of its page: its best and the next best.
-PAGE_PARTS = 3
-
-
-def page_key(h: Hit) -> str:
-    """What a page hit groups by: a passage's document and first page. A chunk without a
-    page (a text document), an annotation and a note stand alone."""
-    p = h.payload
-    if p.get("page_start") is None or (p.get("kind") or "passage") != "passage":
-        return h.id
-    return f"{p.get('doc_id', '')}#{p['page_start']}"
-
-
-def by_page(hits: list[Hit], top_k: int | None = None) -> list[Hit]:
-    """One hit per page, in the order of each page's best chunk; the page's next best
-    chunks in ``hits`` (up to ``PAGE_PARTS`` - 1) ride along in its ``parts``. A page is
-    what a reader opens and a citation names, and the chunk that answers is often not the
-    page's best match (an abstract restates the result a Results paragraph gives). When
-    ``hits`` hold fewer than ``top_k`` pages (a short paper), the chunks no page shows
-    follow as hits of their own, best first, up to ``top_k``."""
-    pages: dict[str, Hit] = {}
-    rest: list[Hit] = []
-    for h in hits:
-        key = page_key(h)
-        if key not in pages:
-            pages[key] = dataclasses.replace(h, parts=[])
-        elif len(pages[key].parts) < PAGE_PARTS - 1:
-            pages[key].parts.append(h)
-        else:
-            rest.append(h)
-    out = list(pages.values())
-    if top_k is not None and len(out) < top_k:
-        out += rest[:top_k - len(out)]
-    return out
-
-
 def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode, top_k: int,
                  flt: SearchFilter | None, fusion: Fusion, group_by_doc: bool,
                  per_page: bool = True, extra: Sequence[tuple[Any, Any]] = ()) -> list[Hit]:
@@ -584,21 +506,6 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
                 break
             limit = min(limit * 2, 250)
     return out[:top_k]
-
-
-def summed(runs: list[list[Hit]]) -> list[Hit]:
-    """Several rankings of one project as one: each chunk scores the sum of its scores in
-    them (0 where a ranking lacks it). With DBSF, each ranking's scores are already
-    normalised, so this is DBSF over all of their lists; a chunk that every phrasing finds
-    rises above one that only one phrasing finds."""
-    total: dict[str, float] = {}
-    first: dict[str, Hit] = {}
-    for hits in runs:
-        for h in hits:
-            total[h.id] = total.get(h.id, 0.0) + h.score
-            first.setdefault(h.id, h)
-    order = sorted(total, key=lambda i: -total[i])
-    return [dataclasses.replace(first[i], score=total[i]) for i in order]
 
 
 def _docs(app: Any, project: str, flt: SearchFilter) -> int:
