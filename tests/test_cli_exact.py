@@ -96,6 +96,11 @@ def test_cli_puts_page_and_author_year_first(tmp_path: Path, models_dir: Path) -
                  "2", "--mode", "dense", "--per-chunk")
     assert sum(line.startswith("   chunk ") and "(best)" not in line
                for line in single.stdout.splitlines()) == 2
+    # --also: the question again in the paper's language, named in the header
+    also = cli(tmp_path, models_dir, "query", "filtres cave migration", "-p", "d", "-k", "2",
+               "--also", "vena cava filters migrate")
+    assert also.returncode == 0, also.stderr
+    assert " · hybrid (dbsf) + 1 other phrasing · 2 hits · " in also.stdout
     none = cli(tmp_path, models_dir, "query", "vena cava", "-p", "d", "--year-from", "2020")
     assert none.returncode == 0 and "no hits: no passage matches the filters" in none.stdout
     bad = cli(tmp_path, models_dir, "query", "vena cava", "-p", "d", "--year-from", "2030",

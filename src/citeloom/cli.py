@@ -405,6 +405,8 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
                       else app.query(project, args.text, **kw))
             hits, skipped, warnings = result.hits, result.skipped, result.warnings
             how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
+            if result.also:
+                how += f" + {len(result.also)} other phrasing{'s' * (len(result.also) > 1)}"
             where = (f"{', '.join(result.projects)} (merged by {result.merge})" if across
                      else result.project)
             header = (f"{where} · {how} · {len(hits)} hit{'' if len(hits) == 1 else 's'} · "
