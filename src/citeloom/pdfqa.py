@@ -98,7 +98,7 @@ def load_devset(path: str | Path | None = None) -> list[Question]:
         text = resources.files("citeloom").joinpath(f"data/pdfqa_{name}.jsonl").read_text(
             "utf-8")
     else:
-        text = Path(path).read_text("utf-8")  # type: ignore[arg-type]
+        text = Path(name).read_text("utf-8")
     return [_question(json.loads(line)) for line in text.splitlines() if line.strip()]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,11 +146,17 @@ def _check_query(text: str, top_k: int, mode: str, fusion: str) -> None:
         raise InvalidInput(f"fusion must be rrf or dbsf, not {fusion!r}", "use rrf")
 
 
-def _embed(app: Any, model: str, texts: list[str], mode: Mode) -> list[tuple[Any, Any]]:
-    """(dense, sparse) query vectors of each text, as ``mode`` needs them."""
-    dense = app.dense(model) if mode != "sparse" else None
-    return [(dense.embed_query(t) if dense else None,
-             app.sparse().embed_query(t) if mode != "dense" else None) for t in texts]
+def _embed(app: Any, models: Iterable[str], texts: list[str], mode: Mode
+           ) -> dict[str, list[tuple[Any, Any]]]:
+    """Per dense model, the (dense, sparse) query vectors of each text, as ``mode`` needs
+    them; the sparse ones (the same for every model) are embedded once."""
+    sparse = [app.sparse().embed_query(t) if mode != "dense" else None for t in texts]
+    out = {}
+    for model in dict.fromkeys(models):
+        dense = ([app.dense(model).embed_query(t) for t in texts] if mode != "sparse"
+                 else [None] * len(texts))
+        out[model] = list(zip(dense, sparse, strict=True))
+    return out
 
 
 def _lock_for(app: Any, project: Any, mode: Mode) -> ModelLock:
@@ -197,7 +203,8 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
     project = app.settings.project(project_name, create=True)
     lock = _lock_for(app, project, mode)
     t1 = time.perf_counter()
-    (dense, sparse), *extra = _embed(app, lock.dense_model, [text, *also], mode)
+    (dense, sparse), *extra = _embed(app, [lock.dense_model], [text, *also], mode)[
+        lock.dense_model]
     t2 = time.perf_counter()
     given = flt
     flt = _search_filter(flt, include_references, quoted_phrases(text))
@@ -318,8 +325,7 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     if not answering:
         raise _none_answered(skipped)
     t1 = time.perf_counter()
-    vectors = {lock.dense_model: _embed(app, lock.dense_model, [text, *also], mode)
-               for _, lock in answering}
+    vectors = _embed(app, (lock.dense_model for _, lock in answering), [text, *also], mode)
     t2 = time.perf_counter()
     given = flt
     flt = _search_filter(flt, include_references, quoted_phrases(text))
@@ -475,9 +481,10 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
         """A quoted phrase as written: the index matched its words, in any order."""
         return [h for h in hits if holds_phrases(h, phrases)] if phrases else hits
 
-    if not group_by_doc and not per_page and not phrases:
-        # with other phrasings, a chunk just below one search's top_k still adds its score
-        return ask(min(top_k * 5, 250), flt)[:top_k] if extra else ask(top_k, flt)
+    if not group_by_doc and not per_page and not phrases and not extra:
+        return ask(top_k, flt)
+    # (other phrasings are summed over deeper rankings: a chunk just below one search's
+    # top_k still adds its score)
     limit = min(top_k * 5, 250)
     if not group_by_doc:
         while True:
