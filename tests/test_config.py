@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citeloom.config import load_settings
+from citeloom.config import DEFAULT_DENSE_MODEL, load_settings
 from citeloom.errors import ConfigError, InvalidProject
 
 from .conftest import ROOT
@@ -42,7 +42,8 @@ def test_defaults_without_any_file(clean_env: Path) -> None:
     assert s.models_dir == s.data_dir / "models"
     with pytest.raises(InvalidProject, match="no project given"):
         s.project(None)
-    assert s.project("fresh", create=True).dense_model.endswith("all-MiniLM-L6-v2")
+    fresh = s.project("fresh", create=True)
+    assert fresh.dense_model == DEFAULT_DENSE_MODEL == "BAAI/bge-small-en-v1.5"
 
 
 def test_file_in_working_directory_resolves_relative_paths(clean_env: Path) -> None:
@@ -102,6 +103,10 @@ def test_repository_example_config_is_valid(clean_env: Path) -> None:
 
     for key in ("answer_token_budget", "passage_chars", "query_timeout_s", "release_idle_s"):
         assert getattr(s, key) == Settings.model_fields[key].default, key
+    # Nor the dense model: the demo gets the default a new project gets (it had pinned
+    # MiniLM after the default moved to bge-small-en-v1.5).
+    assert "dense_model" not in demo.model_fields_set
+    assert demo.dense_model == DEFAULT_DENSE_MODEL
 
 
 def test_env_example_documents_every_variable() -> None:

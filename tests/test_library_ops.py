@@ -21,7 +21,7 @@ import pytest
 
 from citeloom.catalog import Catalog
 from citeloom.cli import main
-from citeloom.config import load_settings
+from citeloom.config import DEFAULT_DENSE_MODEL, load_settings
 from citeloom.daemon.client import RemoteCiteLoom
 from citeloom.daemon.server import operations
 from citeloom.errors import CODES, InvalidInput, InvalidProject, SnapshotInvalid
@@ -32,8 +32,6 @@ from citeloom.service.snapshots import verify
 from citeloom.sources import TextSource, Unit
 
 from .conftest import FIXTURE_PDFS
-
-MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
 THESIS = [  # default settings: chunk_max_tokens 256
     TextDoc("t-filters", "Vena cava filters",
@@ -105,7 +103,7 @@ def test_query_across_projects_merges_by_score_or_by_rank(app: CiteLoom) -> None
     mixed = app.query_many(["thesis", "review"], q, top_k=4)
     assert mixed.merge == "rrf" and mixed.project is None
     assert {h.project for h in mixed.hits} == {"thesis", "review"}
-    assert mixed.models == {"dense": MINILM, "sparse": "Qdrant/bm25"}
+    assert mixed.models == {"dense": DEFAULT_DENSE_MODEL, "sparse": "Qdrant/bm25"}
     best = {name: app.query(name, q, top_k=1).hits[0].chunk_id for name in ("thesis", "review")}
     assert {h.chunk_id for h in mixed.hits[:2]} == set(best.values())  # each one's best first
     assert all(h.project == "thesis" for h in app.query("thesis", q).hits)  # single, too

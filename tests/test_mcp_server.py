@@ -112,7 +112,7 @@ def test_tools_answers_and_errors(world: dict[str, Any]) -> None:
                 "project": "lib", "top_k": 3,
                 "text": "How often did retrievable vena cava filters migrate?"})).data
             assert answer["mode"] == "hybrid" and answer["fusion"] == "dbsf"
-            assert answer["models"]["dense"].endswith("all-MiniLM-L6-v2")
+            assert answer["models"]["dense"] == "BAAI/bge-small-en-v1.5"
             assert answer["correlation_id"] and answer["timings_ms"]["total"] > 0
             assert answer["truncated"] is False and len(answer["hits"]) == 3
             hit = answer["hits"][0]

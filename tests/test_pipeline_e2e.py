@@ -75,7 +75,7 @@ def test_payload_carries_citable_fields(ingested) -> None:
         assert p["project_id"] == "fx"
         assert isinstance(p["page_start"], int) and p["page_end"] >= p["page_start"]
         assert p["chunk_text"].strip()
-        assert p["embed_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+        assert p["embed_model"] == "BAAI/bge-small-en-v1.5"
         assert p["source_path"].endswith(".pdf")
     # Real papers have sections: most chunks carry a heading chain.
     assert sum(1 for h in hits if h.payload["heading_chain"]) > len(hits) / 2

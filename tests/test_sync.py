@@ -184,7 +184,7 @@ def test_inspect_reports_stale_documents(make_settings, papers: Path) -> None:
     assert info["stale_documents"] == [str((papers / "a.pdf").resolve())]
     assert len(info["sample"]) == 2 and info["chunks"] > 0
     assert app.inspect("p", sample=0)["sample"] == []
-    assert info["model_lock"]["dense_model"].endswith("all-MiniLM-L6-v2")
+    assert info["model_lock"]["dense_model"] == "BAAI/bge-small-en-v1.5"
     app.close()
 
 

@@ -105,6 +105,9 @@ def _parser() -> argparse.ArgumentParser:
     ri = sub.add_parser("reindex", help="rebuild a project with its configured models and "
                         "chunking (from cached conversions); queries keep working meanwhile")
     ri.add_argument("--project", "-p")
+    ri.add_argument("--dense-model", metavar="MODEL",
+                    help="migrate the project to this dense model (`citeloom models` lists "
+                    "them; a new project gets BAAI/bge-small-en-v1.5)")
     ri.add_argument("--json", action="store_true")
     _scale_options(ri)
 
@@ -439,7 +442,7 @@ def _cmd_cite(args: argparse.Namespace, settings: Any) -> int:
 
 def _cmd_reindex(args: argparse.Namespace, settings: Any) -> int:
     with _service(settings) as app:
-        report = app.reindex(args.project, **_scale(args))
+        report = app.reindex(args.project, dense_model=args.dense_model, **_scale(args))
     summary = report.to_dict()
     if args.json:
         _print_json(summary)

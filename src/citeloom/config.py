@@ -14,17 +14,19 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, Field, PrivateAttr, SecretStr, ValidationError, field_validator
 
 from .errors import ConfigError, InvalidInput, InvalidProject, did_you_mean
 from .payload import PASSAGE_CHARS
 
-DEFAULT_DENSE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# The dense model of a new project. A project whose configuration names none keeps the
+# model its index was built with (Settings.project), until `citeloom reindex --dense-model`.
+DEFAULT_DENSE_MODEL = "BAAI/bge-small-en-v1.5"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
 PROJECT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -237,6 +239,24 @@ class Settings(BaseModel):
     mcp_prefork: bool = True
     # SciFact for `citeloom eval scifact` (BEIR layout); looked for beside the config when unset.
     scifact_dir: Path | None = None
+    # Which dense model a project's index was built with (set by the service, which can
+    # read the indexes): see project().
+    _index_model: Callable[[ProjectConfig], str | None] | None = PrivateAttr(None)
+
+    def use_index_models(self, resolver: Callable[[ProjectConfig], str | None]) -> None:
+        self._index_model = resolver
+
+    def _keep_index_model(self, cfg: ProjectConfig) -> ProjectConfig:
+        """A project whose configuration names no dense model answers with, and keeps
+        writing with, the model its index was built with: a new default model applies to
+        new projects, and an existing one moves to it only by `citeloom reindex
+        --dense-model` (its model lock respected, nothing re-embedded behind its back)."""
+        if "dense_model" in cfg.model_fields_set or self._index_model is None:
+            return cfg
+        model = self._index_model(cfg)
+        if not model or model == cfg.dense_model:
+            return cfg
+        return cfg.model_copy(update={"dense_model": model})
 
     def project(self, name: str | None, *, create: bool = False) -> ProjectConfig:
         """The configured project, or (with ``create``) a new one with default settings."""
@@ -248,10 +268,10 @@ class Settings(BaseModel):
                 "in citeloom.toml",
             )
         if name in self.projects:
-            return self.projects[name]
+            return self._keep_index_model(self.projects[name])
         if create:
             try:
-                return ProjectConfig(name=name)
+                return self._keep_index_model(ProjectConfig(name=name))
             except ValidationError as exc:
                 raise InvalidProject(str(exc.errors()[0]["msg"])) from None
         known = ", ".join(sorted(self.projects)) or "none configured"

@@ -1,8 +1,9 @@
 """Dense and sparse embeddings, both from provisioned local files only.
 
 Dense: fastembed ``TextEmbedding`` over the ONNX graph that ``models.provision`` wrote
-(mean pooling, L2-normalised). Sparse: Qdrant/bm25 term weights from qdrant-edge's built-in
-BM25; the collection's IDF modifier supplies the inverse document frequencies at query time.
+(the model's own pooling, [CLS] or mean, L2-normalised). Sparse: Qdrant/bm25 term
+weights from qdrant-edge's built-in BM25; the collection's IDF modifier supplies the inverse
+document frequencies at query time.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class DenseEmbedder:
                 if name not in known:
                     TextEmbedding.add_custom_model(
                         model=name,
-                        pooling=PoolingType.MEAN,
+                        pooling=(PoolingType.CLS if self.spec.pooling == "cls"
+                                 else PoolingType.MEAN),
                         normalization=True,
                         # Never fetched: specific_model_path below points at local files.
                         sources=ModelSource(hf=model_id),
@@ -81,7 +83,12 @@ class DenseEmbedder:
     def dim(self) -> int:
         return self.spec.dim
 
-    def embed(self, texts: list[str], batch_size: int = 32) -> np.ndarray:
+    def embed(self, texts: list[str], batch_size: int = 1) -> np.ndarray:
+        """One text per model call by default: an int8 graph quantises its activations
+        over the whole batch, padding included, so a batched text's vector would depend
+        on its neighbours (cosine 0.996); alone it is the same in every run. On these
+        CPUs it is also faster, no padding being computed (54 against 28-33 passages/s
+        at batches of 8-32, docs/DECISIONS.md)."""
         import numpy as np
 
         if not texts:

@@ -128,7 +128,8 @@ class JobManager:
             return self.app.ingest_zotero(job.project, progress=progress, optimize=False,
                                           started_by=by, **scale, **args)
         if job.kind == "reindex":
-            return self.app.reindex(job.project, progress=progress, started_by=by, **scale)
+            return self.app.reindex(job.project, progress=progress, started_by=by,
+                                    dense_model=args.get("dense_model"), **scale)
         return self.app.ingest([Path(p) for p in args.get("paths", [])], job.project,
                                progress=progress, prune=bool(args.get("prune")),
                                optimize=False, started_by=by, **scale)

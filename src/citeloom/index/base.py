@@ -201,7 +201,10 @@ class Index(ABC):
     @abstractmethod
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
                limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,
-               rrf_k: int = 60, prefetch: int = 100) -> list[Hit]: ...
+               rrf_k: int = 60, prefetch: int = 100, dense_weight: int = 1) -> list[Hit]:
+        """``dense_weight``: in DBSF, the dense ranking is fused this many times (its
+        normalised scores count that much against BM25's; the model's own weight,
+        ``models.DenseSpec.fusion_weight``)."""
 
     @abstractmethod
     def recommend(self, positive: list[str], negative: list[str], limit: int,

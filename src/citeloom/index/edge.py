@@ -290,7 +290,7 @@ class EdgeIndex(Index):
 
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
                limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,
-               rrf_k: int = 60, prefetch: int = 100) -> list[Hit]:
+               rrf_k: int = 60, prefetch: int = 100, dense_weight: int = 1) -> list[Hit]:
         import qdrant_edge as q
 
         f = build_filter(flt, _dialect())
@@ -304,9 +304,11 @@ class EdgeIndex(Index):
         else:
             depth = max(prefetch, limit)
             fuse = q.Fusion.Rrf(k=rrf_k) if fusion == "rrf" else q.Fusion.Dbsf()
+            copies = dense_weight if fusion == "dbsf" else 1
             req = q.QueryRequest(
                 limit=limit, query=fuse, filter=f, with_payload=True,
-                prefetches=[q.Prefetch(limit=depth, query=dense_q, filter=f),
+                prefetches=[*(q.Prefetch(limit=depth, query=dense_q, filter=f)
+                              for _ in range(copies)),
                             q.Prefetch(limit=depth, query=sparse_q, filter=f)])
         shard = self._open()
         with self._edge():

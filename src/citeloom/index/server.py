@@ -166,7 +166,7 @@ class ServerIndex(Index):
 
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
                limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,
-               rrf_k: int = 60, prefetch: int = 100) -> list[Hit]:
+               rrf_k: int = 60, prefetch: int = 100, dense_weight: int = 1) -> list[Hit]:
         from qdrant_client import models as m
 
         f = build_filter(flt, _dialect())
@@ -184,7 +184,8 @@ class ServerIndex(Index):
                     else m.FusionQuery(fusion=m.Fusion.DBSF))
             res = self.client.query_points(
                 self.collection, query=fuse, query_filter=f, limit=limit, with_payload=True,
-                prefetch=[m.Prefetch(query=dense, using="dense", limit=depth, filter=f),
+                prefetch=[*(m.Prefetch(query=dense, using="dense", limit=depth, filter=f)
+                            for _ in range(dense_weight if fusion == "dbsf" else 1)),
                           m.Prefetch(query=sparse_v, using="sparse", limit=depth, filter=f)])
         return [_hit(p) for p in res.points]
 

@@ -25,6 +25,7 @@ from ..config import ProjectConfig, Settings
 from ..errors import (
     CiteLoomError,
     ConfigError,
+    InvalidInput,
     InvalidProject,
     as_error,
     did_you_mean,
@@ -86,6 +87,7 @@ class CiteLoom:
         self.index_wait_s = index_wait_s
         self.started_by = started_by
         use_offline_runtime(settings.models_dir)
+        settings.use_index_models(self._index_model)
         self._dense: dict[str, DenseEmbedder] = {}
         self._sparse: SparseEmbedder | None = None
         self._chunkers: dict[tuple[str, int], Chunker] = {}
@@ -192,6 +194,14 @@ class CiteLoom:
             except ConfigError:
                 continue  # a backend that is not configured here
         return sorted(names)
+
+    def _index_model(self, project: ProjectConfig) -> str | None:
+        """The dense model of the project's current index, if it has one (its lock)."""
+        try:
+            lock = self._store(project.backend).open(project.name).lock()
+        except Exception:  # no index yet, or a fault the operation itself will report
+            return None
+        return lock.dense_model if lock else None
 
     def index(self, name: str, *, create: bool = False) -> Index:
         with self._swap:
@@ -529,11 +539,22 @@ class CiteLoom:
 
     def reindex(self, project_name: str | None, progress: ProgressFn | None = None,
                 started_by: str | None = None, workers: int | None = None,
-                ray: str | None = None) -> IngestReport:
+                ray: str | None = None, dense_model: str | None = None) -> IngestReport:
         """Rebuild a project's index with its configured models and chunking, from the
         cached conversions, in a new generation; swap it in when complete. Queries keep
-        answering from the old generation until then."""
+        answering from the old generation until then. ``dense_model``: migrate to this
+        model (a project whose configuration names another one is refused)."""
         project = self.settings.project(project_name, create=True)
+        if dense_model and dense_model != project.dense_model:
+            dense_spec(dense_model)  # one CiteLoom can provision, or a clear error
+            configured = self.settings.projects.get(project.name)
+            if configured is not None and "dense_model" in configured.model_fields_set:
+                raise InvalidInput(
+                    f"project {project.name!r} is configured with dense_model = "
+                    f"{project.dense_model!r}",
+                    f"change dense_model in {self.settings.config_path or 'citeloom.toml'} "
+                    "to the new model and run `citeloom reindex` again")
+            project = project.model_copy(update={"dense_model": dense_model})
         with self.writer(project.name):
             return self._reindex(project, progress, started_by, self.executor(workers, ray))
 

@@ -22,6 +22,7 @@ from ..errors import (
     from_dict,
 )
 from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
+from ..models import dense_spec
 from ..payload import PASSAGE_CHARS, Passage, hit_json, passage
 from .ranking import (
     best_per_doc,
@@ -210,7 +211,7 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
     flt = _search_filter(flt, include_references, quoted_phrases(text))
     hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
                         flt=flt, fusion=fusion, group_by_doc=group_by_doc, per_page=per_page,
-                        extra=extra)
+                        extra=extra, dense_weight=dense_spec(lock.dense_model).fusion_weight)
     excluded = excluded_for(app, project.name, given)
     t3 = time.perf_counter()
     return QueryResult(
@@ -335,7 +336,8 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
             (dense, sparse), *extra = vectors[lock.dense_model]
             hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode,
                                 top_k=top_k, flt=flt, fusion=fusion,
-                                group_by_doc=group_by_doc, per_page=per_page, extra=extra)
+                                group_by_doc=group_by_doc, per_page=per_page, extra=extra,
+                                dense_weight=dense_spec(lock.dense_model).fusion_weight)
             found = excluded_for(app, project.name, given)
             if not hits:
                 reasons.append(empty_reason(app, project.name, given, found, mode,
@@ -455,7 +457,8 @@ def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
 
 def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode, top_k: int,
                  flt: SearchFilter | None, fusion: Fusion, group_by_doc: bool,
-                 per_page: bool = True, extra: Sequence[tuple[Any, Any]] = ()) -> list[Hit]:
+                 per_page: bool = True, extra: Sequence[tuple[Any, Any]] = (),
+                 dense_weight: int = 1) -> list[Hit]:
     """One project's ranking. ``per_page``: ``top_k`` pages (:func:`by_page`), from
     ``top_k`` × 5 chunks, more when they hold fewer pages and the project has more.
     ``group_by_doc``: the best passage of each of ``top_k``
@@ -471,7 +474,8 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
     def ask(limit: int, f: SearchFilter | None) -> list[Hit]:
         with app._swap:
             runs = [index.search(dense=d, sparse=s, mode=mode, limit=limit, flt=f,
-                                 fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch)
+                                 fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch,
+                                 dense_weight=dense_weight)
                     for d, s in [(dense, sparse), *extra]]
         return summed(runs)[:limit] if extra else runs[0]
 
