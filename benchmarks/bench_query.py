@@ -34,20 +34,29 @@ from bench_index import (  # noqa: E402
 )
 
 from citeloom.evaluate import load_scifact, machine_info  # noqa: E402
+from citeloom.models import dense_spec  # noqa: E402
 from citeloom.payload import PASSAGE_CHARS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = {"per page (default)": True, "per chunk": False}
 
 
-def build(data: Path, src: dict, size: int) -> None:
+def source_model(data: Path, project: str) -> str:
+    """The dense model the source project's vectors come from (its model lock)."""
+    from citeloom.index import EdgeStore
+
+    lock = EdgeStore(data / "indexes").open(project).lock()
+    return lock.dense_model if lock else DENSE_MODEL
+
+
+def build(data: Path, src: dict, size: int, model: str) -> None:
     import numpy as np
 
     from citeloom.index import EdgeStore, IndexParams, ModelLock
 
     store = EdgeStore(data / "indexes")
     index = store.open("bench", create=True)
-    index.ensure(ModelLock(DENSE_MODEL, 384, "Qdrant/bm25", 256), IndexParams())
+    index.ensure(ModelLock(model, 384, "Qdrant/bm25", 256), IndexParams())
     rng = np.random.default_rng(1)
     for start in range(0, size, BATCH):
         index.upsert(make_points(src, start, min(start + BATCH, size), rng))
@@ -74,7 +83,8 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="cl-bench-query-"))
     src = load_source(export_source(args.source_data, args.source_project,
                                     work / "source.npz"))
-    build(work / "data", src, args.size)
+    model = source_model(args.source_data, args.source_project)
+    build(work / "data", src, args.size, model)
     queries = list(load_scifact(None, "train").queries.values())[: args.queries]
     app = CiteLoom(Settings(data_dir=work / "data", models_dir=args.models_dir))
     for q in queries[:20]:  # warm-up: models loaded, index open, caches warm
@@ -96,6 +106,7 @@ def main() -> int:
     result = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine_info(), "load_average_after": os.getloadavg(),
+        "dense_model": model, "fusion_weight": dense_spec(model).fusion_weight,
         "size": args.size, "queries": len(queries), "passes": args.passes,
         "chunks_shown_per_answer_mean": round(statistics.fmean(parts), 1),
         "query_ms": {name: {k: round(statistics.median(p[k] for p in ps), 2)

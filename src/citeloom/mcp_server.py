@@ -506,11 +506,12 @@ def _warm_up(delay_s: float = WARM_UP_AFTER_S) -> None:
         if state.settings.daemon:  # the daemon loads the models; make sure it runs
             state.app.client.health() or state.app.client.start()
             return
-        from .models import DENSE_MODELS
+        from .config import DEFAULT_DENSE_MODEL
 
         app = state.app
         app.sparse()
-        models = {p.dense_model for p in state.settings.projects.values()} or set(DENSE_MODELS)
+        models = {state.settings.project(n, create=True).dense_model
+                  for n in app.known_projects()} or {DEFAULT_DENSE_MODEL}
         for model_id in models:
             app.dense(model_id)
         import tiktoken
