@@ -136,7 +136,10 @@ def test_an_existing_project_keeps_its_model_until_reindexed(tmp_path: Path,
         assert answer.hits[0].doc_id == "filters" and answer.models["dense"] == MINILM
         stored = {h.payload["embed_model"] for h in app.index("lib").scroll()}
         assert stored == {MINILM}
-        assert app.inspect("lib", sample=0)["config_matches_lock"] is True
+        info = app.inspect("lib", sample=0)
+        assert info["config_matches_lock"] is True
+        assert info["dense_model_upgrade"]["command"] == (
+            f"citeloom reindex -p lib --dense-model {BGE}")
     finally:
         app.close()
 
@@ -151,6 +154,7 @@ def test_an_existing_project_keeps_its_model_until_reindexed(tmp_path: Path,
         assert {h.payload["embed_model"] for h in app.index("lib").scroll()} == {BGE}
         answer = app.query("lib", "table structure recognition", top_k=3)
         assert answer.hits and answer.models["dense"] == BGE
+        assert app.inspect("lib", sample=0)["dense_model_upgrade"] is None
     finally:
         app.close()
 

@@ -482,6 +482,9 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
     if not info["config_matches_lock"]:
         print("             ! citeloom.toml asks for other settings: run "
               f"`citeloom reindex --project {info['project']}`")
+    if up := info.get("dense_model_upgrade"):
+        print(f"             new projects get {up['to']} (better measured, docs/EVALUATION.md); "
+              f"to move this one: `{up['command']}`")
     print("indexes      " + ", ".join(f"{k}:{v}" for k, v in
                                       sorted(info["payload_indexes"].items())))
     for j in info.get("jobs", []):

@@ -246,6 +246,11 @@ class Settings(BaseModel):
     def use_index_models(self, resolver: Callable[[ProjectConfig], str | None]) -> None:
         self._index_model = resolver
 
+    def pins_dense_model(self, name: str) -> bool:
+        """Whether the configuration names this project's dense model."""
+        cfg = self.projects.get(name)
+        return cfg is not None and "dense_model" in cfg.model_fields_set
+
     def _keep_index_model(self, cfg: ProjectConfig) -> ProjectConfig:
         """A project whose configuration names no dense model answers with, and keeps
         writing with, the model its index was built with: a new default model applies to

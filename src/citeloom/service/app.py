@@ -547,8 +547,7 @@ class CiteLoom:
         project = self.settings.project(project_name, create=True)
         if dense_model and dense_model != project.dense_model:
             dense_spec(dense_model)  # one CiteLoom can provision, or a clear error
-            configured = self.settings.projects.get(project.name)
-            if configured is not None and "dense_model" in configured.model_fields_set:
+            if self.settings.pins_dense_model(project.name):
                 raise InvalidInput(
                     f"project {project.name!r} is configured with dense_model = "
                     f"{project.dense_model!r}",

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..catalog import is_file_source
+from ..config import DEFAULT_DENSE_MODEL
 from ..errors import CacheDamaged, CiteLoomError, InvalidInput, from_dict, repair_hint
 from ..index import Hit, SearchFilter
 from ..payload import PASSAGE_CHARS, Passage, joined_text, passage
@@ -74,6 +75,12 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
         "documents": len(catalog),
         "model_lock": lock.to_dict() if lock else None,
         "config_matches_lock": lock is None or lock == app.model_lock(project),
+        # a project built before the default dense model moved: how to move it too
+        "dense_model_upgrade": (
+            {"to": DEFAULT_DENSE_MODEL, "command": f"citeloom reindex -p {project.name} "
+             f"--dense-model {DEFAULT_DENSE_MODEL}"}
+            if lock and lock.dense_model != DEFAULT_DENSE_MODEL
+            and not app.settings.pins_dense_model(project.name) else None),
         "payload_indexes": index.payload_indexes(),
         "stale_documents": stale,
         "missing_documents": missing,
