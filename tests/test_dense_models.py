@@ -175,3 +175,27 @@ def test_reindex_flag_is_in_the_cli_help(capsys: pytest.CaptureFixture[str]) -> 
         main(["reindex", "--help"])
     out = capsys.readouterr().out
     assert "--dense-model MODEL" in out and "migrate the project" in out
+
+
+def test_a_server_project_keeps_its_model_too(tmp_path: Path, models_dir: Path) -> None:
+    """The same on the server backend (qdrant-client's local mode), where the model is read
+    once per generation; removing the project forgets it, so a new one gets the default."""
+    qdrant = f'[qdrant]\nurl = "file://{tmp_path / "q"}"\n'
+    old = _settings(tmp_path, models_dir, qdrant + f'[projects.s]\nbackend = "server"\n'
+                    f'dense_model = "{MINILM}"\n')
+    app = CiteLoom(old, started_by="test")
+    assert app.index_texts("s", DOCS[:2]).outcome == "ok"
+    app.close()
+    app = CiteLoom(_settings(tmp_path, models_dir, qdrant + '[projects.s]\nbackend = "server"\n'),
+                   started_by="test")
+    try:
+        assert app.settings.project("s").dense_model == MINILM
+        assert app.index_texts("s", DOCS[2:]).outcome == "ok"  # no mismatch
+        answer = app.query("s", "How often did vena cava filters migrate?", top_k=2)
+        assert answer.hits[0].doc_id == "filters" and answer.models["dense"] == MINILM
+        app.remove_project("s")
+        assert app.settings.project("s").dense_model == BGE
+        assert app.index_texts("s", DOCS[:1]).outcome == "ok"
+        assert app.index("s").lock().dense_model == BGE
+    finally:
+        app.close()
