@@ -327,3 +327,28 @@ def test_http_transport_needs_a_token_beyond_loopback(lib: dict[str, Any]) -> No
     finally:
         server.terminate()
         server.wait(30)
+
+
+def test_daemon_keeps_a_projects_model_across_a_config_reload_and_migrates_it(
+        lib: dict[str, Any]) -> None:
+    """A library built with MiniLM, its config pin then removed while the daemon runs: the
+    reloaded daemon still writes with the index's model (no EMBEDDING_MISMATCH), and
+    `reindex --dense-model` migrates the project as a daemon job."""
+    minilm, bge = "sentence-transformers/all-MiniLM-L6-v2", "BAAI/bge-small-en-v1.5"
+    config = Path(lib["env"]["CITELOOM_CONFIG"])
+    plain = config.read_text()
+    config.write_text(plain + f'[projects.m]\ndense_model = "{minilm}"\n')
+    seeded = cli(lib, "ingest", str(lib["seed"]), "-p", "m", "--json")
+    assert seeded.returncode == 0, seeded.stderr
+    config.write_text(plain)  # the pin removed, as after an upgrade
+    time.sleep(3)  # the daemon notices the change within a second or two and reloads
+    more = cli(lib, "ingest", str(lib["batch"] / PDFS[0].name), "-p", "m", "--json")
+    assert more.returncode == 0, more.stderr + more.stdout
+    info = json.loads(cli(lib, "inspect", "-p", "m", "--json").stdout)
+    assert info["model_lock"]["dense_model"] == minilm and info["documents"] == 2
+    assert info["dense_model_upgrade"]["to"] == bge
+    moved = cli(lib, "reindex", "-p", "m", "--dense-model", bge, "--json")
+    assert moved.returncode == 0, moved.stderr
+    assert json.loads(moved.stdout)["indexed"] == 2
+    info = json.loads(cli(lib, "inspect", "-p", "m", "--json").stdout)
+    assert info["model_lock"]["dense_model"] == bge and info["dense_model_upgrade"] is None

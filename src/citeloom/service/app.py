@@ -87,7 +87,6 @@ class CiteLoom:
         self.index_wait_s = index_wait_s
         self.started_by = started_by
         use_offline_runtime(settings.models_dir)
-        settings.use_index_models(self._index_model)
         self._dense: dict[str, DenseEmbedder] = {}
         self._sparse: SparseEmbedder | None = None
         self._chunkers: dict[tuple[str, int], Chunker] = {}
@@ -104,6 +103,17 @@ class CiteLoom:
         self._swap = threading.RLock()
         self._load = threading.Lock()
         self._writers: dict[str, threading.RLock] = {}
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        """Settings, new or reloaded (the daemon's, when citeloom.toml changes), learn from
+        the indexes which dense model a project that names none was built with."""
+        value.use_index_models(self._index_model)
+        self._settings = value
 
     # -- models (loaded on first use) ---------------------------------------------------
     def dense(self, model_id: str) -> DenseEmbedder:
