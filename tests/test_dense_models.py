@@ -3,6 +3,7 @@ the fusion, and how an existing project keeps its own model until it is migrated
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +200,21 @@ def test_a_server_project_keeps_its_model_too(tmp_path: Path, models_dir: Path) 
         assert app.index("s").lock().dense_model == BGE
     finally:
         app.close()
+
+
+def test_a_models_dir_provisioned_before_bge_gets_it(tmp_path: Path, models_dir: Path) -> None:
+    """A machine set up before bge was the default: its manifest lists MiniLM only. The next
+    `citeloom models provision` (make setup runs it) adds bge instead of finding it done."""
+    import shutil
+
+    copy = tmp_path / "m"
+    shutil.copytree(models_dir, copy)
+    manifest = copy / models.MANIFEST
+    data = json.loads(manifest.read_text().replace(str(models_dir), str(copy)))
+    data["artifacts"] = [a for a in data["artifacts"] if not a["name"].startswith(BGE)]
+    manifest.write_text(json.dumps(data))
+    shutil.rmtree(models.dense_dir(copy, BGE))
+    assert all(s == "ok" for _, s in models.verify(copy))  # what is listed is intact
+    _, wrote = models.provision(copy)
+    assert wrote and (models.dense_dir(copy, BGE) / "model.onnx").is_file()
+    assert any(a.name == f"{BGE} (model.onnx)" for a in models.read_manifest(copy))
