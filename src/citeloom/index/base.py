@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..embed import Sparse
-from ..errors import EmbeddingMismatch
+from ..errors import EmbeddingMismatch, InvalidProject
 from ..payload import (  # noqa: F401 (payload.py owns the *_FIELDS)
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -256,6 +256,14 @@ class Index(ABC):
 
 class Store(ABC):
     """All projects of one backend, and which generation of each is current."""
+
+    def dense_model(self, project: str) -> str | None:
+        """The dense model of the project's current index (its model lock), or None."""
+        try:
+            lock = self.open(project).lock()
+        except InvalidProject:
+            return None
+        return lock.dense_model if lock else None
 
     @abstractmethod
     def projects(self) -> list[str]: ...

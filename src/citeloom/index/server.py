@@ -250,6 +250,9 @@ class ServerStore(Store):
 
         self.url = url  # None in local mode
         self.api_key = api_key
+        # Each current collection's dense model, read once: a collection's lock never
+        # changes, and each read is a network call (forgotten when the collection goes).
+        self._models: dict[str, str] = {}
         try:
             self.client = (QdrantClient(path=path) if path
                            else QdrantClient(url=url, api_key=api_key, timeout=10))
@@ -287,6 +290,15 @@ class ServerStore(Store):
             return _PendingFirst(self, project)
         return ServerIndex(self.client, project, gen)
 
+    def dense_model(self, project: str) -> str | None:
+        coll = self._aliases().get(PREFIX + project)
+        if coll is not None and coll not in self._models:
+            lock = ServerIndex(self.client, project, coll.rsplit("__", 1)[-1]).lock()
+            if lock is None:
+                return None
+            self._models[coll] = lock.dense_model
+        return self._models.get(coll) if coll else None
+
     def new_generation(self, project: str) -> Index:
         names = {c.name for c in self.client.get_collections().collections}
         n = 1
@@ -308,11 +320,13 @@ class ServerStore(Store):
         self.client.update_collection_aliases(change_aliases_operations=ops)
         if old and old != index.collection:
             self.client.delete_collection(old)
+            self._models.pop(old, None)
 
     def drop(self, project: str, index: Index) -> None:
         assert isinstance(index, ServerIndex)
         if self._aliases().get(PREFIX + project) != index.collection:
             self.client.delete_collection(index.collection)
+            self._models.pop(index.collection, None)
 
     def delete_project(self, project: str) -> None:
         from qdrant_client import models as m
@@ -324,6 +338,7 @@ class ServerStore(Store):
         for c in self.client.get_collections().collections:
             if c.name.startswith(f"{alias}__g"):
                 self.client.delete_collection(c.name)
+                self._models.pop(c.name, None)
 
     # -- snapshots: Qdrant's collection snapshot API ---------------------------------------
     def snapshot(self, project: str, dest: Path) -> None:

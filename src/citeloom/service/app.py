@@ -97,9 +97,6 @@ class CiteLoom:
         self._unoptimized: set[str] = set()  # projects written to without optimize()
         self._catalogs: dict[str, Catalog] = {}
         self._zotero: Any = None
-        # A server generation's model, once read: (project, generation) -> dense model. A
-        # generation's lock never changes; a server answers each read over the network.
-        self._server_models: dict[tuple[str, str], str] = {}
         self._swap = threading.RLock()
         self._load = threading.Lock()
         self._writers: dict[str, threading.RLock] = {}
@@ -211,18 +208,8 @@ class CiteLoom:
     def _index_model(self, project: ProjectConfig) -> str | None:
         """The dense model of the project's current index, if it has one (its lock)."""
         try:
-            store = self._store(project.backend)
-            if project.backend != "server":  # a local file read
-                lock = store.open(project.name).lock()
-                return lock.dense_model if lock else None
-            key = (project.name, store.current_generation(project.name) or "")
-            if key not in self._server_models and key[1]:
-                lock = store.open(project.name).lock()
-                if lock is None:
-                    return None
-                self._server_models[key] = lock.dense_model
-            return self._server_models.get(key)
-        except Exception:  # no index yet, or a fault the operation itself will report
+            return self._store(project.backend).dense_model(project.name)
+        except Exception:  # a fault the operation itself will report
             return None
 
     def index(self, name: str, *, create: bool = False) -> Index:
@@ -304,8 +291,6 @@ class CiteLoom:
 
         project = self.settings.project(name, create=True)
         with self._swap:
-            self._server_models = {k: v for k, v in self._server_models.items()
-                                   if k[0] != name}  # its generation names come back
             idx = self._indexes.pop(name, None)
             if idx is not None:
                 idx.close()
