@@ -256,7 +256,7 @@ class Settings(BaseModel):
         writing with, the model its index was built with: a new default model applies to
         new projects, and an existing one moves to it only by `citeloom reindex
         --dense-model` (its model lock respected, nothing re-embedded behind its back)."""
-        if "dense_model" in cfg.model_fields_set or self._index_model is None:
+        if self.pins_dense_model(cfg.name) or self._index_model is None:
             return cfg
         model = self._index_model(cfg)
         if not model or model == cfg.dense_model:

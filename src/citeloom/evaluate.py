@@ -51,8 +51,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .models import dense_spec
-
 if TYPE_CHECKING:
     from .config import Settings
     from .service import CiteLoom
@@ -358,7 +356,7 @@ def deep_search(app: CiteLoom, project: str, dense: list[float] | None, sparse: 
         dense=dense, sparse=sparse, mode=mode, limit=depth,  # type: ignore[arg-type]
         flt=SearchFilter(exclude_labels=["reference"]), fusion=fusion,  # type: ignore[arg-type]
         rrf_k=cfg.rrf_k, prefetch=cfg.prefetch,
-        dense_weight=dense_spec(app.index(project).lock().dense_model).fusion_weight)
+        dense_weight=app.index(project).lock().dense_weight)
     return dedupe(h.payload.get("doc_id", h.id) for h in hits)
 
 

@@ -506,13 +506,9 @@ def _warm_up(delay_s: float = WARM_UP_AFTER_S) -> None:
         if state.settings.daemon:  # the daemon loads the models; make sure it runs
             state.app.client.health() or state.app.client.start()
             return
-        from .config import DEFAULT_DENSE_MODEL
-
         app = state.app
         app.sparse()
-        models = {state.settings.project(n, create=True).dense_model
-                  for n in app.known_projects()} or {DEFAULT_DENSE_MODEL}
-        for model_id in models:
+        for model_id in app.dense_models_in_use():
             app.dense(model_id)
         import tiktoken
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..config import DEFAULT_DENSE_MODEL, Settings
+from ..config import Settings
 from ..errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
 from ..index import DEFAULT_FUSION, SearchFilter
 from ..payload import PASSAGE_CHARS, hit_json
@@ -280,9 +280,7 @@ class Daemon:
         """Load the query models now, so the first query does not pay for them."""
         try:
             self.app.sparse()
-            # each project's own model (an existing one keeps its index's), else the default
-            for model in {self.settings.project(n, create=True).dense_model
-                          for n in self.app.known_projects()} or {DEFAULT_DENSE_MODEL}:
+            for model in self.app.dense_models_in_use():
                 self.app.dense(model)
         except Exception:  # noqa: BLE001 - reported when a call needs the model
             log.warning("warm-up failed", exc_info=True)

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from ..embed import Sparse
 from ..errors import EmbeddingMismatch, InvalidProject
+from ..models import dense_spec
 from ..payload import (  # noqa: F401 (payload.py owns the *_FIELDS)
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -54,6 +55,11 @@ class ModelLock:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def dense_weight(self) -> int:
+        """How often a DBSF query fuses this index's dense ranking (its model's weight)."""
+        return dense_spec(self.dense_model).fusion_weight
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .. import space
 from ..catalog import Catalog
-from ..config import ProjectConfig, Settings
+from ..config import DEFAULT_DENSE_MODEL, ProjectConfig, Settings
 from ..errors import (
     CiteLoomError,
     ConfigError,
@@ -204,6 +204,12 @@ class CiteLoom:
             except ConfigError:
                 continue  # a backend that is not configured here
         return sorted(names)
+
+    def dense_models_in_use(self) -> set[str]:
+        """The dense model of every known project (its index's, for one that names none),
+        or the default: what a warm-up loads."""
+        return ({self.settings.project(n, create=True).dense_model
+                 for n in self.known_projects()} or {DEFAULT_DENSE_MODEL})
 
     def _index_model(self, project: ProjectConfig) -> str | None:
         """The dense model of the project's current index, if it has one (its lock)."""

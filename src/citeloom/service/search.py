@@ -22,7 +22,6 @@ from ..errors import (
     from_dict,
 )
 from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
-from ..models import dense_spec
 from ..payload import PASSAGE_CHARS, Passage, hit_json, passage
 from .ranking import (
     best_per_doc,
@@ -211,7 +210,7 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
     flt = _search_filter(flt, include_references, quoted_phrases(text))
     hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
                         flt=flt, fusion=fusion, group_by_doc=group_by_doc, per_page=per_page,
-                        extra=extra, dense_weight=dense_spec(lock.dense_model).fusion_weight)
+                        extra=extra, dense_weight=lock.dense_weight)
     excluded = excluded_for(app, project.name, given)
     t3 = time.perf_counter()
     return QueryResult(
@@ -337,7 +336,7 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
             hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode,
                                 top_k=top_k, flt=flt, fusion=fusion,
                                 group_by_doc=group_by_doc, per_page=per_page, extra=extra,
-                                dense_weight=dense_spec(lock.dense_model).fusion_weight)
+                                dense_weight=lock.dense_weight)
             found = excluded_for(app, project.name, given)
             if not hits:
                 reasons.append(empty_reason(app, project.name, given, found, mode,
