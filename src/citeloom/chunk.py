@@ -19,15 +19,23 @@ from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from pydantic import ConfigDict
 
+from citeloom.config import DEFAULT_CHUNKER
 from citeloom.headings import section_kind
-from citeloom.models import chunk_limit
+from citeloom.models import chunk_limit, dense_spec
 from citeloom.payload import SECTION_SEP
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
     from tokenizers import Tokenizer
 
+    from citeloom.config import ProjectConfig
+
 SPECIAL_TOKENS = 2  # [CLS] ... [SEP]
+
+# How a project chunks is part of its model lock. v2 embeds each passage with the last
+# words of the passage before it in the same document (docs/DECISIONS.md "The passage
+# before"); v1, the chunker of indexes built before, embeds the passage alone.
+CONTEXT_WORDS = {"docling-hybrid/v1": 0, "docling-hybrid/v2": 80}
 
 
 class WordPieceCounter(BaseTokenizer):
@@ -62,6 +70,13 @@ class Chunk:
     page_start: int | None
     page_end: int | None
     item_labels: list[str] = field(default_factory=list)
+    # what the dense model embeds: ``embed_text`` with the end of the passage before it
+    # in front of the passage (empty: ``embed_text`` itself). Never shown or BM25-indexed.
+    dense_input: str = ""
+
+    @property
+    def dense_text(self) -> str:
+        return self.dense_input or self.embed_text
 
     @property
     def section_path(self) -> str:
@@ -76,8 +91,11 @@ def token_count(tokenizer: Tokenizer, text: str) -> int:
 class Chunker:
     """Turns a DoclingDocument into chunks that fit ``min(max_tokens, window)``."""
 
-    def __init__(self, tokenizer: Tokenizer, window: int, max_tokens: int | None = None) -> None:
+    def __init__(self, tokenizer: Tokenizer, window: int, max_tokens: int | None = None,
+                 chunker: str = DEFAULT_CHUNKER) -> None:
         self.tokenizer = tokenizer
+        self.window = window
+        self.context_words = CONTEXT_WORDS[chunker]
         self.limit = chunk_limit(window, max_tokens)
         counter = WordPieceCounter(tokenizer=tokenizer, max_tokens=self.limit - SPECIAL_TOKENS)
         self._hybrid = HybridChunker(tokenizer=counter, merge_peers=True)
@@ -108,7 +126,28 @@ class Chunker:
                         item_labels=sorted(labels),
                     )
                 )
+        if self.context_words:
+            for before, chunk in zip(chunks, chunks[1:], strict=False):
+                self._add_context(chunk, before.text)
         return chunks
+
+    def _add_context(self, chunk: Chunk, before: str) -> None:
+        """Put the last words of the passage before in front of the passage, as much of
+        them as the model's window still holds: a passage cut from its paragraph by the
+        token limit, or opening a section mid-argument, is embedded with what it follows
+        from ("these effects", "the assay above")."""
+        room = self.window - token_count(self.tokenizer, chunk.embed_text) - 1
+        words = before.split()[-self.context_words:]
+        if room < 8 or not words:
+            return
+        context = " ".join(words)
+        offsets = self.tokenizer.encode(context, add_special_tokens=False).offsets
+        if len(offsets) > room:  # keep the words nearest the passage
+            context = context[offsets[-room][0]:]
+        at = chunk.embed_text.rfind(chunk.text)
+        head, tail = (chunk.embed_text[:at], chunk.embed_text[at:]) if at >= 0 else (
+            "", chunk.embed_text)
+        chunk.dense_input = f"{head}{context}\n{tail}"
 
     def _fit(self, text: str, headings: list[str], embed_text: str) -> list[tuple[str, str]]:
         """Split on token boundaries whatever still exceeds the window (rare: the hybrid
@@ -127,6 +166,16 @@ class Chunker:
                 embed = f"{prefix}\n{piece}" if prefix else piece
                 pieces.append((piece, embed))
         return pieces
+
+
+def project_chunker(models_dir: Path, project: ProjectConfig) -> Chunker:
+    """The chunker of a project's settings: its dense model's tokenizer and window, its
+    chunk size, its chunker version."""
+    from citeloom.embed import load_tokenizer
+
+    return Chunker(load_tokenizer(models_dir, project.dense_model),
+                   dense_spec(project.dense_model).window, project.chunk_max_tokens,
+                   project.chunker)
 
 
 # Words journals print above a title ("RESEARCH ARTICLE Open Access"), often letter-spaced.

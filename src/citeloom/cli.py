@@ -478,13 +478,16 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
           f"{info['generation']})")
     print(f"size         {info['documents']} documents, {info['chunks']} chunks")
     print(f"models       dense={lock.get('dense_model')} sparse={lock.get('sparse_model')} "
-          f"chunk_max_tokens={lock.get('chunk_max_tokens')}")
+          f"chunk_max_tokens={lock.get('chunk_max_tokens')} chunker={lock.get('chunker')}")
     if not info["config_matches_lock"]:
         print("             ! citeloom.toml asks for other settings: run "
               f"`citeloom reindex --project {info['project']}`")
     if up := info.get("dense_model_upgrade"):
         print(f"             new projects get {up['to']} (better measured, docs/EVALUATION.md); "
               f"to move this one: `{up['command']}`")
+    if up := info.get("chunker_upgrade"):
+        print(f"             new projects embed each passage with the end of the one before "
+              f"({up['to']}, better measured); to rebuild this one so: `{up['command']}`")
     print("indexes      " + ", ".join(f"{k}:{v}" for k, v in
                                       sorted(info["payload_indexes"].items())))
     for j in info.get("jobs", []):

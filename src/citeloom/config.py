@@ -28,6 +28,9 @@ from .payload import PASSAGE_CHARS
 # model its index was built with (Settings.project), until `citeloom reindex --dense-model`.
 DEFAULT_DENSE_MODEL = "BAAI/bge-small-en-v1.5"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
+# How passages are cut and what is embedded with them (chunk.py); v2 embeds a passage with
+# the end of the one before it. Part of the model lock.
+DEFAULT_CHUNKER = "docling-hybrid/v2"
 PROJECT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 # Every environment variable CiteLoom reads; .env.example documents each one.
@@ -148,6 +151,7 @@ class ProjectConfig(BaseModel):
     dense_model: str = DEFAULT_DENSE_MODEL
     sparse_model: Literal["Qdrant/bm25", "none"] = DEFAULT_SPARSE_MODEL
     chunk_max_tokens: int = Field(256, ge=32, le=8192)
+    chunker: Literal["docling-hybrid/v1", "docling-hybrid/v2"] = DEFAULT_CHUNKER
     ocr: bool = True
     ocr_languages: list[str] = Field(default_factory=lambda: ["eng", "deu"])
     backend: Literal["edge", "server"] = "edge"
@@ -239,29 +243,34 @@ class Settings(BaseModel):
     mcp_prefork: bool = True
     # SciFact for `citeloom eval scifact` (BEIR layout); looked for beside the config when unset.
     scifact_dir: Path | None = None
-    # Which dense model a project's index was built with (set by the service, which can
-    # read the indexes): see project().
-    _index_model: Callable[[ProjectConfig], str | None] | None = PrivateAttr(None)
+    # The model lock of a project's current index (set by the service, which can read the
+    # indexes): see project().
+    _index_lock: Callable[[ProjectConfig], Any] | None = PrivateAttr(None)
 
-    def use_index_models(self, resolver: Callable[[ProjectConfig], str | None]) -> None:
-        self._index_model = resolver
+    def use_index_locks(self, resolver: Callable[[ProjectConfig], Any]) -> None:
+        self._index_lock = resolver
+
+    def pins(self, name: str, setting: str) -> bool:
+        """Whether the configuration names this project's ``setting`` (not a default)."""
+        cfg = self.projects.get(name)
+        return cfg is not None and setting in cfg.model_fields_set
 
     def pins_dense_model(self, name: str) -> bool:
-        """Whether the configuration names this project's dense model."""
-        cfg = self.projects.get(name)
-        return cfg is not None and "dense_model" in cfg.model_fields_set
+        return self.pins(name, "dense_model")
 
-    def _keep_index_model(self, cfg: ProjectConfig) -> ProjectConfig:
-        """A project whose configuration names no dense model answers with, and keeps
-        writing with, the model its index was built with: a new default model applies to
-        new projects, and an existing one moves to it only by `citeloom reindex
-        --dense-model` (its model lock respected, nothing re-embedded behind its back)."""
-        if self.pins_dense_model(cfg.name) or self._index_model is None:
+    def _keep_index_lock(self, cfg: ProjectConfig) -> ProjectConfig:
+        """A project whose configuration names no dense model (no chunker) answers with,
+        and keeps writing with, the model (chunker) its index was built with: a new
+        default applies to new projects, and an existing one moves to it only by
+        `citeloom reindex` (its model lock respected, nothing re-embedded behind its
+        back)."""
+        lock = self._index_lock(cfg) if self._index_lock is not None else None
+        if lock is None:
             return cfg
-        model = self._index_model(cfg)
-        if not model or model == cfg.dense_model:
-            return cfg
-        return cfg.model_copy(update={"dense_model": model})
+        update = {setting: getattr(lock, setting) for setting in ("dense_model", "chunker")
+                  if not self.pins(cfg.name, setting)
+                  and getattr(lock, setting) != getattr(cfg, setting)}
+        return cfg.model_copy(update=update) if update else cfg
 
     def project(self, name: str | None, *, create: bool = False) -> ProjectConfig:
         """The configured project, or (with ``create``) a new one with default settings."""
@@ -273,10 +282,10 @@ class Settings(BaseModel):
                 "in citeloom.toml",
             )
         if name in self.projects:
-            return self._keep_index_model(self.projects[name])
+            return self._keep_index_lock(self.projects[name])
         if create:
             try:
-                return self._keep_index_model(ProjectConfig(name=name))
+                return self._keep_index_lock(ProjectConfig(name=name))
             except ValidationError as exc:
                 raise InvalidProject(str(exc.errors()[0]["msg"])) from None
         known = ", ".join(sorted(self.projects)) or "none configured"

@@ -263,13 +263,12 @@ class Index(ABC):
 class Store(ABC):
     """All projects of one backend, and which generation of each is current."""
 
-    def dense_model(self, project: str) -> str | None:
-        """The dense model of the project's current index (its model lock), or None."""
+    def index_lock(self, project: str) -> ModelLock | None:
+        """The model lock of the project's current index, or None."""
         try:
-            lock = self.open(project).lock()
+            return self.open(project).lock()
         except InvalidProject:
             return None
-        return lock.dense_model if lock else None
 
     @abstractmethod
     def projects(self) -> list[str]: ...

@@ -250,9 +250,9 @@ class ServerStore(Store):
 
         self.url = url  # None in local mode
         self.api_key = api_key
-        # Each current collection's dense model, read once: a collection's lock never
+        # Each current collection's model lock, read once: a collection's lock never
         # changes, and each read is a network call (forgotten when the collection goes).
-        self._models: dict[str, str] = {}
+        self._locks: dict[str, ModelLock] = {}
         try:
             self.client = (QdrantClient(path=path) if path
                            else QdrantClient(url=url, api_key=api_key, timeout=10))
@@ -290,14 +290,14 @@ class ServerStore(Store):
             return _PendingFirst(self, project)
         return ServerIndex(self.client, project, gen)
 
-    def dense_model(self, project: str) -> str | None:
+    def index_lock(self, project: str) -> ModelLock | None:
         coll = self._aliases().get(PREFIX + project)
-        if coll is not None and coll not in self._models:
+        if coll is not None and coll not in self._locks:
             lock = ServerIndex(self.client, project, coll.rsplit("__", 1)[-1]).lock()
             if lock is None:
                 return None
-            self._models[coll] = lock.dense_model
-        return self._models.get(coll) if coll else None
+            self._locks[coll] = lock
+        return self._locks.get(coll) if coll else None
 
     def new_generation(self, project: str) -> Index:
         names = {c.name for c in self.client.get_collections().collections}
@@ -320,13 +320,13 @@ class ServerStore(Store):
         self.client.update_collection_aliases(change_aliases_operations=ops)
         if old and old != index.collection:
             self.client.delete_collection(old)
-            self._models.pop(old, None)
+            self._locks.pop(old, None)
 
     def drop(self, project: str, index: Index) -> None:
         assert isinstance(index, ServerIndex)
         if self._aliases().get(PREFIX + project) != index.collection:
             self.client.delete_collection(index.collection)
-            self._models.pop(index.collection, None)
+            self._locks.pop(index.collection, None)
 
     def delete_project(self, project: str) -> None:
         from qdrant_client import models as m
@@ -338,7 +338,7 @@ class ServerStore(Store):
         for c in self.client.get_collections().collections:
             if c.name.startswith(f"{alias}__g"):
                 self.client.delete_collection(c.name)
-                self._models.pop(c.name, None)
+                self._locks.pop(c.name, None)
 
     # -- snapshots: Qdrant's collection snapshot API ---------------------------------------
     def snapshot(self, project: str, dest: Path) -> None:

@@ -25,7 +25,6 @@ from ..config import DEFAULT_DENSE_MODEL, ProjectConfig, Settings
 from ..errors import (
     CiteLoomError,
     ConfigError,
-    InvalidInput,
     InvalidProject,
     as_error,
     did_you_mean,
@@ -43,11 +42,10 @@ from ..index import (
     make_store,
 )
 from ..models import chunk_limit, dense_spec, use_offline_runtime
-from ..payload import PASSAGE_CHARS, Passage, external_metadata
+from ..payload import PASSAGE_CHARS, Passage
 from ..report import IngestReport
 from ..sources import (
     AnnotationSource,
-    CatalogSource,
     ChainSource,
     FileSource,
     Source,
@@ -55,7 +53,7 @@ from ..sources import (
     TextSource,
     ZoteroSource,
 )
-from . import library, search, snapshots
+from . import library, reindex, search, snapshots
 from .executor import Executor, InProcess, cache_damaged
 from .pipeline import Pipeline, ProgressFn
 from .search import QueryResult, SimilarResult
@@ -109,7 +107,7 @@ class CiteLoom:
     def settings(self, value: Settings) -> None:
         """Settings, new or reloaded (the daemon's, when citeloom.toml changes), learn from
         the indexes which dense model a project that names none was built with."""
-        value.use_index_models(self._index_model)
+        value.use_index_locks(self._index_lock)
         self._settings = value
 
     # -- models (loaded on first use) ---------------------------------------------------
@@ -131,15 +129,12 @@ class CiteLoom:
             return self._sparse
 
     def chunker(self, project: ProjectConfig) -> Chunker:
-        key = (project.dense_model, project.chunk_max_tokens)
+        key = (project.dense_model, project.chunk_max_tokens, project.chunker)
         with self._load:
             if key not in self._chunkers:
-                from ..chunk import Chunker
-                from ..embed import load_tokenizer
+                from ..chunk import project_chunker
 
-                tok = load_tokenizer(self.settings.models_dir, project.dense_model)
-                self._chunkers[key] = Chunker(tok, dense_spec(project.dense_model).window,
-                                              project.chunk_max_tokens)
+                self._chunkers[key] = project_chunker(self.settings.models_dir, project)
             return self._chunkers[key]
 
     def worker(self, project: ProjectConfig,
@@ -170,7 +165,7 @@ class CiteLoom:
         """What the project's index is bound to; the chunk size is capped by the window."""
         spec = dense_spec(project.dense_model)
         return ModelLock(project.dense_model, spec.dim, project.sparse_model,
-                         chunk_limit(spec.window, project.chunk_max_tokens))
+                         chunk_limit(spec.window, project.chunk_max_tokens), project.chunker)
 
     @staticmethod
     def index_params(project: ProjectConfig) -> IndexParams:
@@ -211,10 +206,10 @@ class CiteLoom:
         return ({self.settings.project(n, create=True).dense_model
                  for n in self.known_projects()} or {DEFAULT_DENSE_MODEL})
 
-    def _index_model(self, project: ProjectConfig) -> str | None:
-        """The dense model of the project's current index, if it has one (its lock)."""
+    def _index_lock(self, project: ProjectConfig) -> ModelLock | None:
+        """The model lock of the project's current index, if it has one."""
         try:
-            return self._store(project.backend).dense_model(project.name)
+            return self._store(project.backend).index_lock(project.name)
         except Exception:  # a fault the operation itself will report
             return None
 
@@ -555,50 +550,15 @@ class CiteLoom:
     def reindex(self, project_name: str | None, progress: ProgressFn | None = None,
                 started_by: str | None = None, workers: int | None = None,
                 ray: str | None = None, dense_model: str | None = None) -> IngestReport:
-        """Rebuild a project's index with its configured models and chunking, from the
-        cached conversions, in a new generation; swap it in when complete. Queries keep
-        answering from the old generation until then. ``dense_model``: migrate to this
-        model (a project whose configuration names another one is refused)."""
-        project = self.settings.project(project_name, create=True)
-        if dense_model and dense_model != project.dense_model:
-            dense_spec(dense_model)  # one CiteLoom can provision, or a clear error
-            if self.settings.pins_dense_model(project.name):
-                raise InvalidInput(
-                    f"project {project.name!r} is configured with dense_model = "
-                    f"{project.dense_model!r}",
-                    f"change dense_model in {self.settings.config_path or 'citeloom.toml'} "
-                    "to the new model and run `citeloom reindex` again")
-            project = project.model_copy(update={"dense_model": dense_model})
+        """Rebuild a project's index with its configured models and today's chunker (unless
+        configured), from the cached conversions, in a new generation; swap it in when
+        complete. Queries keep answering from the old generation until then.
+        ``dense_model``: migrate to this model (refused if the configuration names
+        another). See reindex.py."""
+        project = reindex.target(self, project_name, dense_model)
         with self.writer(project.name):
-            return self._reindex(project, progress, started_by, self.executor(workers, ray))
-
-    def _reindex(self, project: ProjectConfig, progress: ProgressFn | None,
-                 started_by: str | None, executor: Executor) -> IngestReport:
-        store = self.store(project)
-        old = self.index(project.name)
-        catalog = self.catalog(project.name)
-        new = store.new_generation(project.name)
-        new.ensure(self.model_lock(project), self.index_params(project))
-
-        def meta_of(doc_id: str) -> dict[str, Any] | None:
-            first = next(iter(old.scroll(doc_id, batch=1)), None)
-            return external_metadata(first.payload) if first else None
-
-        source = CatalogSource(catalog.all(), lambda h: self._cache_path(h, project).is_file(),
-                               meta_of, lambda doc_id: [h.payload for h in old.scroll(doc_id)])
-        pipeline = Pipeline(self, project, new, catalog, executor, catalog_writes=False)
-        try:
-            report = pipeline.run(source, progress=progress, optimize=True,
-                                  started_by=started_by or self.started_by)
-        except BaseException:
-            store.drop(project.name, new)
-            raise
-        with self._swap:  # the new generation and its catalog rows: one step
-            store.promote(project.name, new)
-            self._indexes[project.name] = new
-            old.close()
-            pipeline.commit_records(replacing=source.records)
-        return report
+            return reindex.rebuild(self, project, progress, started_by,
+                                   self.executor(workers, ray))
 
     def optimize(self, project_name: str | None) -> float:
         """Merge and index the project's segments now; returns the seconds it took."""

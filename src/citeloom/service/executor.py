@@ -118,7 +118,8 @@ def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
         raise InvalidInput(f"{unit.path.name if unit.path else unit.label}: no text found",
                            "the file may be empty, or scanned with OCR disabled")
     texts = [c.embed_text for c in chunks]
-    dense = res.dense(project.dense_model).embed(texts)
+    # the dense model reads each passage after the end of the one before (chunker v2)
+    dense = res.dense(project.dense_model).embed([c.dense_text for c in chunks])
     if project.sparse_model != "none":
         sparse = res.sparse().embed(texts)
     else:

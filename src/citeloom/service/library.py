@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..catalog import is_file_source
-from ..config import DEFAULT_DENSE_MODEL
+from ..config import DEFAULT_CHUNKER, DEFAULT_DENSE_MODEL
 from ..errors import CacheDamaged, CiteLoomError, InvalidInput, from_dict, repair_hint
 from ..index import Hit, SearchFilter
 from ..payload import PASSAGE_CHARS, Passage, joined_text, passage
@@ -81,6 +81,11 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
              f"--dense-model {DEFAULT_DENSE_MODEL}"}
             if lock and lock.dense_model != DEFAULT_DENSE_MODEL
             and not app.settings.pins_dense_model(project.name) else None),
+        # one built with an older chunker (passages embedded alone): a reindex moves it
+        "chunker_upgrade": (
+            {"to": DEFAULT_CHUNKER, "command": f"citeloom reindex -p {project.name}"}
+            if lock and lock.chunker != DEFAULT_CHUNKER
+            and not app.settings.pins(project.name, "chunker") else None),
         "payload_indexes": index.payload_indexes(),
         "stale_documents": stale,
         "missing_documents": missing,

@@ -137,15 +137,11 @@ class WorkerSide:
         self.convert_s = self.convert_cpu_s = 0.0
 
     def chunker(self, project: ProjectConfig) -> Chunker:
-        key = (project.dense_model, project.chunk_max_tokens)
+        key = (project.dense_model, project.chunk_max_tokens, project.chunker)
         if key not in self._chunkers:
-            from ..chunk import Chunker
-            from ..embed import load_tokenizer
-            from ..models import dense_spec
+            from ..chunk import project_chunker
 
-            tok = load_tokenizer(self.models_dir, project.dense_model)
-            self._chunkers[key] = Chunker(tok, dense_spec(project.dense_model).window,
-                                          project.chunk_max_tokens)
+            self._chunkers[key] = project_chunker(self.models_dir, project)
         return self._chunkers[key]
 
     def dense(self, model_id: str) -> DenseEmbedder:

@@ -1,0 +1,71 @@
+"""Rebuilding a project's index from its cached conversions, in a new generation that is
+swapped in when complete (queries answer from the old one until then). This is also how
+a project moves to a new dense model or chunker: its model lock is respected, since the
+new generation gets a lock of its own."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..config import DEFAULT_CHUNKER, ProjectConfig
+from ..errors import InvalidInput
+from ..models import dense_spec
+from ..payload import external_metadata
+from ..sources import CatalogSource
+from .pipeline import Pipeline
+
+if TYPE_CHECKING:
+    from ..report import IngestReport
+    from .app import CiteLoom
+    from .executor import Executor
+    from .pipeline import ProgressFn
+
+
+def target(app: CiteLoom, project_name: str | None, dense_model: str | None) -> ProjectConfig:
+    """The settings a reindex builds with: the project's own, with today's chunker unless
+    the configuration names one, and ``dense_model`` if given (refused when the
+    configuration names another)."""
+    project = app.settings.project(project_name, create=True)
+    update: dict[str, Any] = {}
+    if not app.settings.pins(project.name, "chunker"):
+        update["chunker"] = DEFAULT_CHUNKER
+    if dense_model and dense_model != project.dense_model:
+        dense_spec(dense_model)  # one CiteLoom can provision, or a clear error
+        if app.settings.pins_dense_model(project.name):
+            raise InvalidInput(
+                f"project {project.name!r} is configured with dense_model = "
+                f"{project.dense_model!r}",
+                f"change dense_model in {app.settings.config_path or 'citeloom.toml'} "
+                "to the new model and run `citeloom reindex` again")
+        update["dense_model"] = dense_model
+    return project.model_copy(update=update)
+
+
+def rebuild(app: CiteLoom, project: ProjectConfig, progress: ProgressFn | None,
+            started_by: str | None, executor: Executor) -> IngestReport:
+    """Build the new generation and swap it in (the caller holds the project's writer)."""
+    store = app.store(project)
+    old = app.index(project.name)
+    catalog = app.catalog(project.name)
+    new = store.new_generation(project.name)
+    new.ensure(app.model_lock(project), app.index_params(project))
+
+    def meta_of(doc_id: str) -> dict[str, Any] | None:
+        first = next(iter(old.scroll(doc_id, batch=1)), None)
+        return external_metadata(first.payload) if first else None
+
+    source = CatalogSource(catalog.all(), lambda h: app._cache_path(h, project).is_file(),
+                           meta_of, lambda doc_id: [h.payload for h in old.scroll(doc_id)])
+    pipeline = Pipeline(app, project, new, catalog, executor, catalog_writes=False)
+    try:
+        report = pipeline.run(source, progress=progress, optimize=True,
+                              started_by=started_by or app.started_by)
+    except BaseException:
+        store.drop(project.name, new)
+        raise
+    with app._swap:  # the new generation and its catalog rows: one step
+        store.promote(project.name, new)
+        app._indexes[project.name] = new
+        old.close()
+        pipeline.commit_records(replacing=source.records)
+    return report
