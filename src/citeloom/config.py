@@ -255,9 +255,6 @@ class Settings(BaseModel):
         cfg = self.projects.get(name)
         return cfg is not None and setting in cfg.model_fields_set
 
-    def pins_dense_model(self, name: str) -> bool:
-        return self.pins(name, "dense_model")
-
     def _keep_index_lock(self, cfg: ProjectConfig) -> ProjectConfig:
         """A project whose configuration names no dense model (no chunker) answers with,
         and keeps writing with, the model (chunker) its index was built with: a new

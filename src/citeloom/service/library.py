@@ -80,7 +80,7 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
             {"to": DEFAULT_DENSE_MODEL, "command": f"citeloom reindex -p {project.name} "
              f"--dense-model {DEFAULT_DENSE_MODEL}"}
             if lock and lock.dense_model != DEFAULT_DENSE_MODEL
-            and not app.settings.pins_dense_model(project.name) else None),
+            and not app.settings.pins(project.name, "dense_model") else None),
         # one built with an older chunker (passages embedded alone): a reindex moves it
         "chunker_upgrade": (
             {"to": DEFAULT_CHUNKER, "command": f"citeloom reindex -p {project.name}"}

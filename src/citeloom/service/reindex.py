@@ -31,7 +31,7 @@ def target(app: CiteLoom, project_name: str | None, dense_model: str | None) -> 
         update["chunker"] = DEFAULT_CHUNKER
     if dense_model and dense_model != project.dense_model:
         dense_spec(dense_model)  # one CiteLoom can provision, or a clear error
-        if app.settings.pins_dense_model(project.name):
+        if app.settings.pins(project.name, "dense_model"):
             raise InvalidInput(
                 f"project {project.name!r} is configured with dense_model = "
                 f"{project.dense_model!r}",
