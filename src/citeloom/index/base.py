@@ -213,6 +213,14 @@ class Index(ABC):
         ``models.DenseSpec.fusion_weight``)."""
 
     @abstractmethod
+    def rankings(self, *, dense: list[float], sparse: Sparse, depth: int,
+                 flt: SearchFilter | None = None
+                 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """The two rankings a hybrid query fuses, each alone: the first ``depth`` (id,
+        score) pairs of the dense and of the sparse search, without payloads (a page's own
+        evidence, ``service.ranking.page_evidence``, reads them)."""
+
+    @abstractmethod
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:
         """Chunks most like the ``positive`` chunk ids and unlike the ``negative`` ones."""

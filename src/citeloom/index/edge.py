@@ -315,6 +315,21 @@ class EdgeIndex(Index):
             return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
                     for p in shard.query(req)]
 
+    def rankings(self, *, dense: list[float], sparse: Sparse, depth: int,
+                 flt: SearchFilter | None = None
+                 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        import qdrant_edge as q
+
+        f = build_filter(flt, _dialect())
+        queries = [q.Query.Nearest(dense, using="dense"),
+                   q.Query.Nearest(q.SparseVector(sparse.indices, sparse.values),
+                                   using="sparse")]
+        shard = self._open()
+        with self._edge():
+            d, s = ([(str(p.id), float(p.score)) for p in shard.query(q.QueryRequest(
+                limit=depth, query=query, filter=f, with_payload=False))] for query in queries)
+        return d, s
+
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:
         import qdrant_edge as q

@@ -189,6 +189,19 @@ class ServerIndex(Index):
                           m.Prefetch(query=sparse_v, using="sparse", limit=depth, filter=f)])
         return [_hit(p) for p in res.points]
 
+    def rankings(self, *, dense: list[float], sparse: Sparse, depth: int,
+                 flt: SearchFilter | None = None
+                 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        from qdrant_client import models as m
+
+        f = build_filter(flt, _dialect())
+        d, s = ([(str(p.id), float(p.score)) for p in self.client.query_points(
+            self.collection, query=query, using=using, query_filter=f, limit=depth,
+            with_payload=False).points]
+            for query, using in ((dense, "dense"), (m.SparseVector(
+                indices=sparse.indices, values=sparse.values), "sparse")))
+        return d, s
+
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:
         found = {str(r.id) for r in self.client.retrieve(self.collection, positive + negative)}

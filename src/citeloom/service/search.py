@@ -24,10 +24,12 @@ from ..errors import (
 from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
 from ..payload import PASSAGE_CHARS, Passage, hit_json, passage
 from .ranking import (
+    Evidence,
     best_per_doc,
     by_page,
     check_also,
     holds_phrases,
+    normalised,
     quoted_phrases,
     summed,
     window_query,
@@ -469,13 +471,24 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
     ``extra``: the (dense, sparse) vectors of other phrasings of the question; each is
     searched the same way and a chunk's scores are summed (:func:`summed`)."""
     index = app.index(project.name)
+    phrasings = [(dense, sparse), *extra]
+    # a page hit's score counts the page's own evidence (``ranking.page_evidence``)
+    weigh_pages = per_page and not group_by_doc and mode == "hybrid" and fusion == "dbsf"
+    evidence: Evidence | None = None
 
     def ask(limit: int, f: SearchFilter | None) -> list[Hit]:
+        nonlocal evidence
         with app._swap:
             runs = [index.search(dense=d, sparse=s, mode=mode, limit=limit, flt=f,
                                  fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch,
                                  dense_weight=dense_weight)
-                    for d, s in [(dense, sparse), *extra]]
+                    for d, s in phrasings]
+            if weigh_pages:
+                lists = [index.rankings(dense=d, sparse=s, flt=f,
+                                        depth=max(project.prefetch, limit))
+                         for d, s in phrasings]
+                evidence = Evidence([normalised(r) for pair in lists for r in pair],
+                                    [float(dense_weight), 1.0] * len(lists))
         return summed(runs)[:limit] if extra else runs[0]
 
     phrases = flt.phrases if flt else []
@@ -495,7 +508,7 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
             kept = exact(hits)
             done = len(hits) < limit or limit >= 250
             if per_page and (len(by_page(kept)) >= top_k or done):
-                return by_page(kept, top_k)[:top_k]
+                return by_page(kept, top_k, evidence)[:top_k]
             if not per_page and (len(kept) >= top_k or done):
                 return kept[:top_k]
             limit = min(limit * 2, 250)
