@@ -124,6 +124,29 @@ def test_dense_sparse_hybrid(index) -> None:  # type: ignore[no-untyped-def]
         assert hybrid[0].score >= hybrid[-1].score
 
 
+def test_search_evidence_is_the_dbsf_search_and_the_rankings_it_fused(index) -> None:  # type: ignore[no-untyped-def]
+    """One round trip: the hybrid DBSF hits as ``search`` gives them, and each ranking
+    alone, ids and scores only. Their normalised scores summed (the dense one twice) are
+    the fused scores, in either backend."""
+    from citeloom.service.ranking import normalised
+
+    sparse = SparseEmbedder().embed_query("tesseract scanned characters")
+    flt = SearchFilter(exclude_labels=["reference"])
+    hits, dense, bm25 = index.search_evidence(dense=[0.6, 0.8, 0], sparse=sparse, limit=2,
+                                              flt=flt, dense_weight=2)
+    fused = index.search(dense=[0.6, 0.8, 0], sparse=sparse, mode="hybrid", limit=2,
+                         flt=flt, fusion="dbsf", dense_weight=2)
+    assert [(h.id, h.payload) for h in hits] == [(h.id, h.payload) for h in fused]
+    assert [h.score for h in hits] == pytest.approx([h.score for h in fused])
+    assert dense == [(h.id, pytest.approx(h.score)) for h in index.search(
+        dense=[0.6, 0.8, 0], sparse=None, mode="dense", limit=100, flt=flt)]
+    assert [i for i, _ in dense] == [pid(2), pid(1), pid(0)]  # the reference is left out
+    assert [i for i, _ in bm25] == [pid(2)]
+    nd, ns = normalised(dense), normalised(bm25)
+    assert {h.id: h.score for h in hits} == pytest.approx(
+        {i: 2 * nd[i] + ns.get(i, 0.0) for i in (pid(1), pid(2))}, abs=1e-5)
+
+
 @pytest.mark.parametrize(("flt", "expected"), [
     (SearchFilter(doc_ids=["d2"]), {2, 3}),
     (SearchFilter(year_from=2020), {2, 3}),

@@ -34,6 +34,7 @@ from ..payload import (  # noqa: F401 (payload.py owns the *_FIELDS)
 
 Mode = Literal["dense", "sparse", "hybrid"]
 Fusion = Literal["rrf", "dbsf"]
+Ranking = list[tuple[str, float]]  # (point id, score), best first
 #: The hybrid fusion a query uses unless told: DBSF measured better than RRF on SciFact
 #: train and on the PDF question dev set (docs/EVALUATION.md, "Ranking levers").
 DEFAULT_FUSION: Fusion = "dbsf"
@@ -213,12 +214,13 @@ class Index(ABC):
         ``models.DenseSpec.fusion_weight``)."""
 
     @abstractmethod
-    def rankings(self, *, dense: list[float], sparse: Sparse, depth: int,
-                 flt: SearchFilter | None = None
-                 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-        """The two rankings a hybrid query fuses, each alone: the first ``depth`` (id,
-        score) pairs of the dense and of the sparse search, without payloads (a page's own
-        evidence, ``service.ranking.page_evidence``, reads them)."""
+    def search_evidence(self, *, dense: list[float], sparse: Sparse, limit: int,
+                        flt: SearchFilter | None = None, prefetch: int = 100,
+                        dense_weight: int = 1) -> tuple[list[Hit], Ranking, Ranking]:
+        """A hybrid DBSF ``search``, and the two rankings it fused, each alone: the first
+        ``max(prefetch, limit)`` (id, score) pairs of the dense and of the sparse search,
+        without payloads (a page's own evidence, ``service.ranking.page_evidence``, reads
+        them). One round trip."""
 
     @abstractmethod
     def recommend(self, positive: list[str], negative: list[str], limit: int,

@@ -61,6 +61,7 @@ from .base import (
     Mode,
     ModelLock,
     PointData,
+    Ranking,
     SearchFilter,
     Store,
     atomic_json,
@@ -90,6 +91,29 @@ def _dialect() -> FilterDialect:
         is_empty=lambda key: q.IsEmptyCondition(key=key),
         words=lambda key, text: q.FieldCondition(key=key, match=q.MatchText(text)),
     )
+
+
+def _queries(dense: list[float] | None, sparse: Sparse | None) -> tuple[Any, Any]:
+    import qdrant_edge as q
+
+    return (q.Query.Nearest(dense, using="dense") if dense is not None else None,
+            q.Query.Nearest(q.SparseVector(sparse.indices, sparse.values), using="sparse")
+            if sparse is not None else None)
+
+
+def _fused(dense_q: Any, sparse_q: Any, limit: int, f: Any, fusion: Fusion, rrf_k: int,
+           prefetch: int, dense_weight: int) -> Any:
+    """A hybrid query: both rankings, ``max(prefetch, limit)`` deep, fused (in DBSF the
+    dense one ``dense_weight`` times)."""
+    import qdrant_edge as q
+
+    depth = max(prefetch, limit)
+    fuse = q.Fusion.Rrf(k=rrf_k) if fusion == "rrf" else q.Fusion.Dbsf()
+    copies = dense_weight if fusion == "dbsf" else 1
+    return q.QueryRequest(
+        limit=limit, query=fuse, filter=f, with_payload=True,
+        prefetches=[*(q.Prefetch(limit=depth, query=dense_q, filter=f) for _ in range(copies)),
+                    q.Prefetch(limit=depth, query=sparse_q, filter=f)])
 
 
 class EdgeIndex(Index):
@@ -294,41 +318,35 @@ class EdgeIndex(Index):
         import qdrant_edge as q
 
         f = build_filter(flt, _dialect())
-        dense_q = q.Query.Nearest(dense, using="dense") if dense is not None else None
-        sparse_q = (q.Query.Nearest(q.SparseVector(sparse.indices, sparse.values),
-                                    using="sparse") if sparse is not None else None)
+        dense_q, sparse_q = _queries(dense, sparse)
         if mode == "dense":
             req = q.QueryRequest(limit=limit, query=dense_q, filter=f, with_payload=True)
         elif mode == "sparse":
             req = q.QueryRequest(limit=limit, query=sparse_q, filter=f, with_payload=True)
         else:
-            depth = max(prefetch, limit)
-            fuse = q.Fusion.Rrf(k=rrf_k) if fusion == "rrf" else q.Fusion.Dbsf()
-            copies = dense_weight if fusion == "dbsf" else 1
-            req = q.QueryRequest(
-                limit=limit, query=fuse, filter=f, with_payload=True,
-                prefetches=[*(q.Prefetch(limit=depth, query=dense_q, filter=f)
-                              for _ in range(copies)),
-                            q.Prefetch(limit=depth, query=sparse_q, filter=f)])
+            req = _fused(dense_q, sparse_q, limit, f, fusion, rrf_k, prefetch, dense_weight)
         shard = self._open()
         with self._edge():
             return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
                     for p in shard.query(req)]
 
-    def rankings(self, *, dense: list[float], sparse: Sparse, depth: int,
-                 flt: SearchFilter | None = None
-                 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    def search_evidence(self, *, dense: list[float], sparse: Sparse, limit: int,
+                        flt: SearchFilter | None = None, prefetch: int = 100,
+                        dense_weight: int = 1) -> tuple[list[Hit], Ranking, Ranking]:
         import qdrant_edge as q
 
         f = build_filter(flt, _dialect())
-        queries = [q.Query.Nearest(dense, using="dense"),
-                   q.Query.Nearest(q.SparseVector(sparse.indices, sparse.values),
-                                   using="sparse")]
+        dense_q, sparse_q = _queries(dense, sparse)
+        depth = max(prefetch, limit)
         shard = self._open()
         with self._edge():
-            d, s = ([(str(p.id), float(p.score)) for p in shard.query(q.QueryRequest(
-                limit=depth, query=query, filter=f, with_payload=False))] for query in queries)
-        return d, s
+            fused, d, s = shard.query_batch(q.QueryBatchRequest([
+                _fused(dense_q, sparse_q, limit, f, "dbsf", 60, prefetch, dense_weight),
+                *(q.QueryRequest(limit=depth, query=one, filter=f, with_payload=False)
+                  for one in (dense_q, sparse_q))]))
+        return ([Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in fused],
+                [(str(p.id), float(p.score)) for p in d],
+                [(str(p.id), float(p.score)) for p in s])
 
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:

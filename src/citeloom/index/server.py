@@ -33,6 +33,7 @@ from .base import (
     Mode,
     ModelLock,
     PointData,
+    Ranking,
     SearchFilter,
     Store,
     build_filter,
@@ -69,6 +70,28 @@ def _hit(p: Any) -> Hit:
 
 
 INDEXING_THRESHOLD = 20_000  # KB of vectors before a segment gets HNSW (the default)
+
+
+def _sparse(sparse: Sparse | None) -> Any:
+    from qdrant_client import models as m
+
+    return (m.SparseVector(indices=sparse.indices, values=sparse.values)
+            if sparse is not None else None)
+
+
+def _fused(dense: list[float] | None, sparse: Sparse | None, limit: int, f: Any,
+           fusion: Fusion, rrf_k: int, prefetch: int, dense_weight: int) -> dict[str, Any]:
+    """A hybrid query's arguments: both rankings, ``max(prefetch, limit)`` deep, fused
+    (in DBSF the dense one ``dense_weight`` times)."""
+    from qdrant_client import models as m
+
+    depth = max(prefetch, limit)
+    fuse = (m.RrfQuery(rrf=m.Rrf(k=rrf_k)) if fusion == "rrf"
+            else m.FusionQuery(fusion=m.Fusion.DBSF))
+    return dict(query=fuse, filter=f, limit=limit, with_payload=True, prefetch=[
+        *(m.Prefetch(query=dense, using="dense", limit=depth, filter=f)
+          for _ in range(dense_weight if fusion == "dbsf" else 1)),
+        m.Prefetch(query=_sparse(sparse), using="sparse", limit=depth, filter=f)])
 
 
 class ServerIndex(Index):
@@ -167,40 +190,36 @@ class ServerIndex(Index):
     def search(self, *, dense: list[float] | None, sparse: Sparse | None, mode: Mode,
                limit: int, flt: SearchFilter | None = None, fusion: Fusion = DEFAULT_FUSION,
                rrf_k: int = 60, prefetch: int = 100, dense_weight: int = 1) -> list[Hit]:
-        from qdrant_client import models as m
-
         f = build_filter(flt, _dialect())
-        sparse_v = (m.SparseVector(indices=sparse.indices, values=sparse.values)
-                    if sparse is not None else None)
         if mode == "dense":
             res = self.client.query_points(self.collection, query=dense, using="dense",
                                            query_filter=f, limit=limit, with_payload=True)
         elif mode == "sparse":
-            res = self.client.query_points(self.collection, query=sparse_v, using="sparse",
-                                           query_filter=f, limit=limit, with_payload=True)
+            res = self.client.query_points(self.collection, query=_sparse(sparse),
+                                           using="sparse", query_filter=f, limit=limit,
+                                           with_payload=True)
         else:
-            depth = max(prefetch, limit)
-            fuse = (m.RrfQuery(rrf=m.Rrf(k=rrf_k)) if fusion == "rrf"
-                    else m.FusionQuery(fusion=m.Fusion.DBSF))
-            res = self.client.query_points(
-                self.collection, query=fuse, query_filter=f, limit=limit, with_payload=True,
-                prefetch=[*(m.Prefetch(query=dense, using="dense", limit=depth, filter=f)
-                            for _ in range(dense_weight if fusion == "dbsf" else 1)),
-                          m.Prefetch(query=sparse_v, using="sparse", limit=depth, filter=f)])
+            args = _fused(dense, sparse, limit, f, fusion, rrf_k, prefetch, dense_weight)
+            args["query_filter"] = args.pop("filter")  # query_points' name for it
+            res = self.client.query_points(self.collection, **args)
         return [_hit(p) for p in res.points]
 
-    def rankings(self, *, dense: list[float], sparse: Sparse, depth: int,
-                 flt: SearchFilter | None = None
-                 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    def search_evidence(self, *, dense: list[float], sparse: Sparse, limit: int,
+                        flt: SearchFilter | None = None, prefetch: int = 100,
+                        dense_weight: int = 1) -> tuple[list[Hit], Ranking, Ranking]:
         from qdrant_client import models as m
 
         f = build_filter(flt, _dialect())
-        d, s = ([(str(p.id), float(p.score)) for p in self.client.query_points(
-            self.collection, query=query, using=using, query_filter=f, limit=depth,
-            with_payload=False).points]
-            for query, using in ((dense, "dense"), (m.SparseVector(
-                indices=sparse.indices, values=sparse.values), "sparse")))
-        return d, s
+        depth = max(prefetch, limit)
+        fused, d, s = self.client.query_batch_points(self.collection, [
+            m.QueryRequest(**_fused(dense, sparse, limit, f, "dbsf", 60, prefetch,
+                                    dense_weight)),
+            m.QueryRequest(query=dense, using="dense", filter=f, limit=depth,
+                           with_payload=False),
+            m.QueryRequest(query=_sparse(sparse), using="sparse", filter=f, limit=depth,
+                           with_payload=False)])
+        return ([_hit(p) for p in fused.points], [(str(p.id), p.score) for p in d.points],
+                [(str(p.id), p.score) for p in s.points])
 
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:

@@ -141,11 +141,17 @@ def by_page(hits: list[Hit], top_k: int | None = None,
             rest.append(h)
     out = list(pages.values())
     if evidence is not None:
-        out = sorted((dataclasses.replace(p, score=page_evidence(p, members[k], evidence))
-                      for k, p in pages.items()), key=lambda p: -p.score)
+        for key, page in pages.items():  # each page hit is already a copy
+            page.score = page_evidence(page, members[key], evidence)
+        out.sort(key=lambda p: -p.score)
     if top_k is not None and len(out) < top_k:
         out += rest[:top_k - len(out)]
     return out
+
+
+def page_count(hits: list[Hit]) -> int:
+    """How many page hits :func:`by_page` makes of ``hits``."""
+    return len({page_key(h) for h in hits})
 
 
 def summed(runs: list[list[Hit]]) -> list[Hit]:

@@ -30,6 +30,7 @@ from .ranking import (
     check_also,
     holds_phrases,
     normalised,
+    page_count,
     quoted_phrases,
     summed,
     window_query,
@@ -479,16 +480,19 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
     def ask(limit: int, f: SearchFilter | None) -> list[Hit]:
         nonlocal evidence
         with app._swap:
-            runs = [index.search(dense=d, sparse=s, mode=mode, limit=limit, flt=f,
-                                 fusion=fusion, rrf_k=project.rrf_k, prefetch=project.prefetch,
-                                 dense_weight=dense_weight)
-                    for d, s in phrasings]
             if weigh_pages:
-                lists = [index.rankings(dense=d, sparse=s, flt=f,
-                                        depth=max(project.prefetch, limit))
+                found = [index.search_evidence(dense=d, sparse=s, limit=limit, flt=f,
+                                               prefetch=project.prefetch,
+                                               dense_weight=dense_weight)
                          for d, s in phrasings]
-                evidence = Evidence([normalised(r) for pair in lists for r in pair],
-                                    [float(dense_weight), 1.0] * len(lists))
+                runs = [hits for hits, _, _ in found]
+                evidence = Evidence([normalised(r) for _, *pair in found for r in pair],
+                                    [float(dense_weight), 1.0] * len(found))
+            else:
+                runs = [index.search(dense=d, sparse=s, mode=mode, limit=limit, flt=f,
+                                     fusion=fusion, rrf_k=project.rrf_k,
+                                     prefetch=project.prefetch, dense_weight=dense_weight)
+                        for d, s in phrasings]
         return summed(runs)[:limit] if extra else runs[0]
 
     phrases = flt.phrases if flt else []
@@ -507,7 +511,7 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
             hits = ask(limit, flt)
             kept = exact(hits)
             done = len(hits) < limit or limit >= 250
-            if per_page and (len(by_page(kept)) >= top_k or done):
+            if per_page and (page_count(kept) >= top_k or done):
                 return by_page(kept, top_k, evidence)[:top_k]
             if not per_page and (len(kept) >= top_k or done):
                 return kept[:top_k]
