@@ -32,8 +32,18 @@ def test_a_page_whose_meaning_and_words_sit_in_two_chunks_collects_both() -> Non
     assert pages[0].score == pytest.approx(1.8 + PAGE_EVIDENCE * (2 * 0.8 + 0.9 - 1.8))
     assert pages[1].score == pytest.approx(fused["b1"])  # nothing to gain
     assert [p.id for p in pages[0].parts] == ["a2"]  # the parts are as before
-    # a chunk that no ranking holds adds nothing; the search's own hits are not changed
-    assert hits[0].score == pytest.approx(fused["b1"])
+    # the search's own hits are not changed
+    assert next(h for h in hits if h.id == "a1").score == pytest.approx(fused["a1"])
+
+
+def test_a_page_of_one_chunk_gains_nothing_whatever_its_rankings_say() -> None:
+    """With other phrasings (``also``) a hit's score is the sum of its fused scores in the
+    rankings that reached it, which can leave out a ranking that holds it deeper: the gain
+    is measured against the best chunk's own evidence, so a lone chunk gains nothing."""
+    rankings = [{"a1": 0.8, "b1": 0.9}, {"a1": 0.4}, {"a1": 0.6, "b1": 0.7}, {"b1": 0.5}]
+    hits = [_hit("b1", 2, 2.0), _hit("a1", 1, 1.9)]  # a1's sum leaves out a ranking
+    pages = by_page(hits, evidence=Evidence(rankings, [2.0, 1.0, 2.0, 1.0]))
+    assert [(h.id, h.score) for h in pages] == [("b1", 2.0), ("a1", 1.9)]
 
 
 def test_normalised_is_dbsf_as_qdrant_computes_it() -> None:

@@ -108,13 +108,16 @@ def normalised(ranking: Ranking) -> dict[str, float]:
 
 def page_evidence(best: Hit, members: list[Hit], evidence: Evidence) -> float:
     """A page's score: its best chunk's fused score, plus ``PAGE_EVIDENCE`` times what the
-    page gains when each ranking counts the page's best chunk *in that ranking*. The
-    fused score sums one chunk's normalised scores; here a page whose meaning is carried by
-    one passage and whose words by the next (a method named in one chunk, its result in
-    the next) collects both. A page whose best chunk leads every ranking gains nothing."""
-    whole = sum(w * max((r.get(h.id, 0.0) for h in members), default=0.0)
-                for r, w in zip(evidence.rankings, evidence.weights, strict=True))
-    return best.score + PAGE_EVIDENCE * max(whole - best.score, 0.0)
+    page gains when each ranking counts the page's best chunk *in that ranking* instead
+    of its best chunk overall. The fused score sums one chunk's normalised scores; here a
+    page whose meaning is carried by one passage and whose words by the next (a method
+    named in one chunk, its result in the next) collects both. A page whose best chunk
+    leads every ranking, or a page of one chunk, gains nothing."""
+    def whole(chunks: list[Hit]) -> float:
+        return sum(w * max(r.get(h.id, 0.0) for h in chunks)
+                   for r, w in zip(evidence.rankings, evidence.weights, strict=True))
+
+    return best.score + PAGE_EVIDENCE * (whole(members) - whole([best]))
 
 
 def by_page(hits: list[Hit], top_k: int | None = None,
