@@ -43,7 +43,9 @@ SCORES = {
     "sparse": "BM25 term score, 0 and up; it grows with matched rare words and depends on "
               "the project, so compare it only within one answer",
     "hybrid": "fusion of meaning and terms: DBSF (the default) sums each ranking's "
-              "normalised scores (0 to 2); RRF sums 1/(60+rank) (at most about 0.033)",
+              "normalised scores, about 0 to 1 each, the meaning ranking as often as its "
+              "model's weight (bge: twice, about 0 to 3 in all), and a page adds part of "
+              "its other passages' scores; RRF sums 1/(60+rank) (at most about 0.033)",
     "rrf": "rank fusion across projects: 1/(60+rank in its project)",
 }
 # Filter fields a document may simply lack (a PDF without a year on its first page).
