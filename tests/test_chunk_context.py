@@ -79,7 +79,7 @@ def _stored(app: CiteLoom) -> tuple[list[Any], dict[int, np.ndarray]]:
     doc = app.convert(PDF, project, sha256_file(PDF))
     chunks, _, _ = chunk_document(app, doc, PDF, project)
     index = app.index("lib")
-    points = {h.id: h.payload for h in index.scroll() if h.payload.get("source_path")}
+    points = {h.id: h.payload for h in index.scroll() if h.payload.get("page_start")}
     vecs = index.dense_vectors(list(points))
     return chunks, {points[i]["chunk_index"]: np.asarray(v) for i, v in vecs.items()}
 
@@ -131,6 +131,11 @@ def test_the_index_holds_the_context_vectors_and_an_old_project_keeps_v1(
             assert np.allclose(after[k], dense.embed([v2[k].dense_text])[0], atol=1e-5)
             assert not np.allclose(after[k], before[k], atol=1e-3)
         assert app.query("lib", "What do the authors conclude?", top_k=3).hits
+        # a document given as text has no file to rebuild from: it is rebuilt from its
+        # passage, not left out
+        more = list(app.index("lib").scroll("more"))
+        assert [(h.payload["chunk_text"], h.payload["title"]) for h in more] == [
+            ("Another passage.", "More")]
     finally:
         app.close()
 

@@ -151,8 +151,11 @@ def test_an_existing_project_keeps_its_model_until_reindexed(tmp_path: Path,
     try:
         assert app.index("lib").lock().dense_model == BGE
         assert app.settings.project("lib", create=True).dense_model == BGE
-        assert app.index("lib").count() == chunks  # the PDF's chunks, re-embedded
+        # the PDF's chunks re-embedded, and the text document rebuilt from its passage
+        assert app.index("lib").count() == chunks + 1
         assert {h.payload["embed_model"] for h in app.index("lib").scroll()} == {BGE}
+        assert [h.payload["chunk_text"] for h in app.index("lib").scroll("filters")] == [
+            DOCS[0].text]
         answer = app.query("lib", "table structure recognition", top_k=3)
         assert answer.hits and answer.models["dense"] == BGE
         assert app.inspect("lib", sample=0)["dense_model_upgrade"] is None

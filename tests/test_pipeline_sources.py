@@ -143,5 +143,30 @@ def test_plain_texts(make_settings, runs: list[str]) -> None:
         assert top.doc_id == "d1" and top.title == "Vena cava filters"
         assert [(r["source"], r["started_by"]) for r in _audit(texts)] == [("texts", "eval")] * 2
         assert len(app.catalog("t")) == 0  # texts have no file to keep track of
+        # a reindex has no file or conversion for them: it rebuilds them from their
+        # passages (a long text of several passages too), the same passages, re-embedded
+        long = " ".join(f"Sentence {i} of a long abstract about protein folding kinetics."
+                        for i in range(120))
+        app.index_texts("t", [TextDoc("d3", "A long one", long)])
+        before = {h.id: (h.payload["doc_id"], h.payload["chunk_text"], h.payload["title"])
+                  for h in app.index("t").scroll()}
+        assert sum(d == "d3" for d, _, _ in before.values()) > 2
+        again = app.reindex("t")
+        assert runs[-1] == "ChainSource" and again.count("indexed") == 3, again.to_dict()
+        assert {h.id: (h.payload["doc_id"], h.payload["chunk_text"], h.payload["title"])
+                for h in app.index("t").scroll()} == before
+        assert app.query("t", "how often do filters migrate", top_k=1).hits[0].doc_id == "d1"
+        assert len(app.catalog("t")) == 0
     finally:
         app.close()
+
+
+def test_only_a_text_documents_passages_are_rebuilt_as_text() -> None:
+    from citeloom.sources import is_text_document
+
+    assert is_text_document({"source_path": "scifact:12", "page_start": None})
+    assert is_text_document({"source_path": "d1", "kind": "passage"})
+    # a file's chunks (a PDF's page, a Markdown file), an annotation: not texts
+    assert not is_text_document({"source_path": "/papers/a.pdf", "page_start": 3})
+    assert not is_text_document({"source_path": "/papers/notes.md", "page_start": None})
+    assert not is_text_document({"source_path": "zotero-annotation:AB12", "kind": "annotation"})

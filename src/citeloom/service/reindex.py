@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import DEFAULT_CHUNKER, ProjectConfig
 from ..errors import InvalidInput
+from ..index import Index, SearchFilter
 from ..models import dense_spec
 from ..payload import external_metadata
-from ..sources import CatalogSource
+from ..sources import CatalogSource, ChainSource, IndexedTextSource, is_text_document
 from .pipeline import Pipeline
 
 if TYPE_CHECKING:
@@ -54,8 +55,10 @@ def rebuild(app: CiteLoom, project: ProjectConfig, progress: ProgressFn | None,
         first = next(iter(old.scroll(doc_id, batch=1)), None)
         return external_metadata(first.payload) if first else None
 
-    source = CatalogSource(catalog.all(), lambda h: app._cache_path(h, project).is_file(),
-                           meta_of, lambda doc_id: [h.payload for h in old.scroll(doc_id)])
+    records = CatalogSource(catalog.all(), lambda h: app._cache_path(h, project).is_file(),
+                            meta_of, lambda doc_id: [h.payload for h in old.scroll(doc_id)])
+    texts = text_documents(old, [r.doc_id for r in records.records])
+    source = ChainSource(records, IndexedTextSource(texts)) if texts else records
     pipeline = Pipeline(app, project, new, catalog, executor, catalog_writes=False)
     try:
         report = pipeline.run(source, progress=progress, optimize=True,
@@ -67,5 +70,21 @@ def rebuild(app: CiteLoom, project: ProjectConfig, progress: ProgressFn | None,
         store.promote(project.name, new)
         app._indexes[project.name] = new
         old.close()
-        pipeline.commit_records(replacing=source.records)
+        pipeline.commit_records(replacing=records.records)
     return report
+
+
+def text_documents(index: Index, catalogued: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The chunk payloads of each document the index holds that was given as text (the
+    evaluation's ``index_texts``): no catalog row, no file, no conversion to rebuild from,
+    so a reindex rebuilds them from their passages rather than leave them out. A file's
+    chunks without a catalog row (an ingest killed before writing it) are not among them:
+    ``citeloom repair`` settles those."""
+    flt = SearchFilter(exclude_doc_ids=catalogued)
+    if not index.count(flt=flt):
+        return {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for hit in index.scroll(flt=flt):
+        if is_text_document(hit.payload):
+            out.setdefault(hit.payload.get("doc_id", hit.id), []).append(hit.payload)
+    return out

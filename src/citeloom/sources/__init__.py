@@ -6,9 +6,9 @@ from .annotations import AnnotationSource
 from .base import ChainSource, Context, Source, Unit
 from .catalog import CatalogSource
 from .files import SUPPORTED_SUFFIXES, FileSource, expand_sources
-from .texts import TextDoc, TextSource
+from .texts import IndexedTextSource, TextDoc, TextSource, is_text_document
 from .zotero import ZoteroSource
 
 __all__ = ["SUPPORTED_SUFFIXES", "AnnotationSource", "CatalogSource", "ChainSource", "Context",
-           "FileSource", "Source", "TextDoc", "TextSource", "Unit", "ZoteroSource",
-           "expand_sources"]
+           "FileSource", "IndexedTextSource", "Source", "TextDoc", "TextSource", "Unit",
+           "ZoteroSource", "expand_sources", "is_text_document"]

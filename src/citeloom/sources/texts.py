@@ -38,3 +38,35 @@ class TextSource(Source):
             yield Unit(label=d.source or d.doc_id, text=d.text, title=d.title, doc_id=d.doc_id,
                        content_hash=d.doc_id, meta=d.payload, skip_unchanged=False,
                        record=False)
+
+
+class IndexedTextSource(Source):
+    """Texts again, from the passages the index holds: a reindex rebuilds a document that
+    was given as text (:class:`TextSource`) from them, since it has no file, no cached
+    conversion and no catalog row. ``payloads``: each document's chunk payloads."""
+
+    name = "texts"
+    flush_points = TextSource.flush_points
+
+    def __init__(self, payloads: dict[str, list[dict[str, Any]]]) -> None:
+        self.payloads = payloads
+
+    def plan(self, ctx: Context) -> int:
+        return len(self.payloads)
+
+    def units(self, ctx: Context) -> Iterator[Unit | FileResult]:
+        for doc_id, chunks in self.payloads.items():
+            chunks = sorted(chunks, key=lambda p: p.get("chunk_index") or 0)
+            first = chunks[0]
+            yield Unit(label=first.get("source_path") or doc_id, doc_id=doc_id,
+                       text="\n\n".join(p.get("chunk_text", "") for p in chunks),
+                       title=first.get("title") or "", skip_unchanged=False, record=False,
+                       content_hash=first.get("content_hash") or doc_id)
+
+
+def is_text_document(payload: dict[str, Any]) -> bool:
+    """Whether a chunk is of a document given as text: a passage with no page whose
+    source is not a file (a file's chunks name its absolute path)."""
+    source = payload.get("source_path") or ""
+    return ((payload.get("kind") or "passage") == "passage"
+            and payload.get("page_start") is None and not source.startswith("/"))
