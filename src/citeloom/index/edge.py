@@ -93,6 +93,10 @@ def _dialect() -> FilterDialect:
     )
 
 
+def _hits(points: Any) -> list[Hit]:
+    return [Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in points]
+
+
 def _queries(dense: list[float] | None, sparse: Sparse | None) -> tuple[Any, Any]:
     import qdrant_edge as q
 
@@ -327,8 +331,7 @@ class EdgeIndex(Index):
             req = _fused(dense_q, sparse_q, limit, f, fusion, rrf_k, prefetch, dense_weight)
         shard = self._open()
         with self._edge():
-            return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
-                    for p in shard.query(req)]
+            return _hits(shard.query(req))
 
     def search_evidence(self, *, dense: list[float], sparse: Sparse, limit: int,
                         flt: SearchFilter | None = None, prefetch: int = 100,
@@ -344,7 +347,7 @@ class EdgeIndex(Index):
                 _fused(dense_q, sparse_q, limit, f, "dbsf", 60, prefetch, dense_weight),
                 *(q.QueryRequest(limit=depth, query=one, filter=f, with_payload=False)
                   for one in (dense_q, sparse_q))]))
-        return ([Hit(str(p.id), float(p.score), dict(p.payload or {})) for p in fused],
+        return (_hits(fused),
                 [(str(p.id), float(p.score)) for p in d],
                 [(str(p.id), float(p.score)) for p in s])
 
@@ -368,8 +371,7 @@ class EdgeIndex(Index):
         req = q.QueryRequest(limit=limit, query=q.Query.RecommendBestScore(rq, using="dense"),
                              filter=build_filter(flt, _dialect()), with_payload=True)
         with self._edge():
-            return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
-                    for p in shard.query(req)]
+            return _hits(shard.query(req))
 
     def dense_vectors(self, ids: list[str]) -> dict[str, list[float]]:
         return {str(r.id): list(r.vector["dense"])
@@ -382,8 +384,7 @@ class EdgeIndex(Index):
         rq = q.RecommendQuery(positives=positive, negatives=negative)
         req = q.QueryRequest(limit=limit, query=q.Query.RecommendBestScore(rq, using="dense"),
                              filter=build_filter(flt, _dialect()), with_payload=True)
-        return [Hit(str(p.id), float(p.score), dict(p.payload or {}))
-                for p in self._open().query(req)]
+        return _hits(self._open().query(req))
 
     def scroll(self, doc_id: str | None = None, batch: int = 1000,
                fields: list[str] | None = None, flt: SearchFilter | None = None

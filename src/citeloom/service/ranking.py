@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
 
 from ..errors import InvalidInput
 from ..index import Hit
+from ..index.base import Ranking
 from ..normalize import fold_alnum
 
 MAX_ALSO = 4  # other phrasings a query may carry
@@ -79,8 +79,6 @@ def page_key(h: Hit) -> str:
 # measured on the dev set, where every weight from 0.1 to 0.6 gives the same page hits, and
 # set in the middle (docs/DECISIONS.md "A page's own evidence").
 PAGE_EVIDENCE = 0.3
-
-Ranking = Sequence[tuple[str, float]]
 
 
 @dataclasses.dataclass

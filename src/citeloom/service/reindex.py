@@ -80,11 +80,8 @@ def text_documents(index: Index, catalogued: list[str]) -> dict[str, list[dict[s
     so a reindex rebuilds them from their passages rather than leave them out. A file's
     chunks without a catalog row (an ingest killed before writing it) are not among them:
     ``citeloom repair`` settles those."""
-    flt = SearchFilter(exclude_doc_ids=catalogued)
-    if not index.count(flt=flt):
-        return {}
     out: dict[str, list[dict[str, Any]]] = {}
-    for hit in index.scroll(flt=flt):
+    for hit in index.scroll(flt=SearchFilter(exclude_doc_ids=catalogued)):
         if is_text_document(hit.payload):
             out.setdefault(hit.payload.get("doc_id", hit.id), []).append(hit.payload)
     return out
