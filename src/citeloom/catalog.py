@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS documents (
     title TEXT NOT NULL DEFAULT '',
     zotero_key TEXT,
     zotero_version INTEGER,
-    ingested_at REAL NOT NULL
+    ingested_at REAL NOT NULL,
+    health TEXT
 );
 CREATE INDEX IF NOT EXISTS documents_source ON documents(source_path);
 CREATE INDEX IF NOT EXISTS documents_zotero ON documents(zotero_key);
@@ -66,6 +67,7 @@ class DocRecord:
     zotero_key: str | None = None
     zotero_version: int | None = None
     ingested_at: float = 0.0
+    health: str | None = None  # JSON of health.DocHealth; None: ingested before the ledger
 
 
 _DAMAGED = ("SQLITE_NOTADB", "SQLITE_CORRUPT")  # SQLite's names for "this is not my file"
@@ -95,6 +97,9 @@ class Catalog:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(SCHEMA)
+            columns = {r[1] for r in db.execute("PRAGMA table_info(documents)")}
+            if "health" not in columns:  # a catalog made before the health ledger
+                db.execute("ALTER TABLE documents ADD COLUMN health TEXT")
         except BaseException:
             db.close()
             raise

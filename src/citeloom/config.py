@@ -154,6 +154,9 @@ class ProjectConfig(BaseModel):
     chunker: Literal["docling-hybrid/v1", "docling-hybrid/v2"] = DEFAULT_CHUNKER
     ocr: bool = True
     ocr_languages: list[str] = Field(default_factory=lambda: ["eng", "deu"])
+    # Read again the pages whose text does not read as language (docs/DECISIONS.md "Text
+    # health"): PDFium's text layer, then OCR; off keeps the parser's text as it is.
+    text_repair: bool = True
     backend: Literal["edge", "server"] = "edge"
     rrf_k: int = Field(60, ge=1, le=1000)
     prefetch: int = Field(100, ge=10, le=1000)

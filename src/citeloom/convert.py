@@ -87,6 +87,7 @@ def build_converter(
     document_timeout: float | None = None,
     ocr_skip_furniture: bool = True,
     pdf_password: str | None = None,
+    text_repair: bool = True,
 ) -> DocumentConverter:
     """A DocumentConverter that works offline and never imports torch.
 
@@ -105,6 +106,8 @@ def build_converter(
             Docling's stock region policy: 2.3 instead of 0.3 s/page on a
             13-page born-digital paper, for a few words of logo/figure text.
         pdf_password: opens encrypted PDFs (one password for the project's files).
+        text_repair: read again the pages whose text does not read as language
+            (:mod:`citeloom.texthealth`, the ladder in :mod:`citeloom.ocr`).
     """
     if ocr_langs is None:
         ocr_langs = list(DEFAULT_OCR_LANGS)
@@ -120,6 +123,7 @@ def build_converter(
         num_threads=num_threads,
         document_timeout=document_timeout,
         ocr_skip_furniture=ocr_skip_furniture,
+        text_repair=text_repair,
     )
     # Works with or without the "docling" entry point being installed.
     register_layout_engine(allow_external_plugins=pipeline_options.allow_external_plugins)

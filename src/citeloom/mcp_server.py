@@ -376,6 +376,23 @@ async def list_papers(project: ProjectName,
 
 
 @mcp.tool
+async def library_health(project: ProjectName) -> dict[str, Any]:
+    """How well the project's papers were read: per paper, pages ok, re-read from the PDF's
+    text layer (fonts without a Unicode map), read by OCR, or unreadable (indexed without
+    text, so nothing on them can be found), worst papers first, and a one-line summary to
+    tell the user (e.g. "3 of 40 papers in this project have pages without usable text")."""
+    cid = uuid.uuid4().hex[:12]
+    s = _settings(cid)
+    info = await _call(cid, lambda: state.app.health(project))
+    answer = {**info, "truncated": False, "correlation_id": cid}
+    size = answer_tokens(answer)
+    if size > s.answer_token_budget and len(info["papers"]) > 1:  # the worst papers fit
+        keep = max(1, len(info["papers"]) * s.answer_token_budget // size)
+        answer["papers"], answer["truncated"] = info["papers"][:keep], True
+    return answer
+
+
+@mcp.tool
 async def cite(citekeys: Annotated[list[str], Field(
                    description="citekeys, as hits and list_papers give them")],
                format: Annotated[Literal["bibtex", "csl-json"], Field(  # noqa: A002

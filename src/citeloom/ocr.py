@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,9 +38,11 @@ from docling_core.types.doc.page import TextCell
 from PIL import Image
 from pydantic import Field
 
+from citeloom import textlayer
 from citeloom.errors import OcrUnavailable
 from citeloom.proc import pid_alive
 from citeloom.rotation import RotatedPageBackend, rotate_bbox, rotate_rect
+from citeloom.texthealth import OK, REREAD, UNREADABLE, Health, health
 
 _log = logging.getLogger(__name__)
 
@@ -105,6 +108,15 @@ class CiteloomTesseractOcrOptions(TesseractCliOcrOptions):
         ge=1,
         description="Pages of one batch OCRed at the same time (one Tesseract process each).",
     )
+    text_repair: bool = Field(
+        default=True,
+        description=(
+            "Score each page's text (citeloom.texthealth) and, where it does not read as "
+            "language, read the page again: PDFium's text layer, then OCR of the whole "
+            "page (when OCR is on); a page no reading makes readable is left without text "
+            "and marked unreadable. Off: the parser's text is kept as it is (still scored)."
+        ),
+    )
 
 
 #: Tesseract reads PGM straight into memory: no PNG encode/decode (~0.25 s a page).
@@ -166,33 +178,98 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         super().__init__(*args, **kwargs)
         if self.enabled:
             ocr_tmpdir()  # and sweep what killed workers left behind
+        self._ledgers: dict[int, dict[int, dict[str, Any]]] = {}
+        self._ledger_lock = threading.Lock()
 
-    @classmethod
-    def get_options_type(cls) -> type[CiteloomTesseractOcrOptions]:
-        return CiteloomTesseractOcrOptions
+    # -- text health: the repair ladder ------------------------------------------------
+    def pop_ledger(self, conv_res: Any) -> dict[int, dict[str, Any]]:
+        """The pages' health entries of this conversion (Docling's page numbers, from 1), once."""
+        with self._ledger_lock:
+            return self._ledgers.pop(id(conv_res), {})
 
-    # -- page classification -------------------------------------------------
-    def _is_scanned(self, page: Any) -> bool:
-        opts = self.options
-        if not isinstance(opts, CiteloomTesseractOcrOptions) or page.size is None:
-            return False
-        chars = sum(len(c.text.strip()) for c in page.cells)
-        if chars >= opts.text_page_min_chars:
-            return False
-        page_area = page.size.width * page.size.height
-        if page_area <= 0:
-            return False
+    def _note(self, conv_res: Any, page: Any, entry: dict[str, Any]) -> None:
+        with self._ledger_lock:
+            self._ledgers.setdefault(id(conv_res), {})[page.page_no] = entry
+
+    def _over_scan(self, page: Any) -> bool:
+        """The page's text lies over a bitmap covering most of it: an OCR layer."""
+        return self._bitmap_share(page) >= getattr(
+            self.options, "scanned_page_min_bitmap_coverage", 0.5)
+
+    @staticmethod
+    def _bitmap_share(page: Any) -> float:
+        if page.size is None or page.size.width * page.size.height <= 0:
+            return 0.0
         full = BoundingBox(l=0, t=0, r=page.size.width, b=page.size.height,
                            coord_origin=CoordOrigin.TOPLEFT)
         try:
             bitmaps = list(page._backend.get_bitmap_rects())
-        except Exception:  # noqa: BLE001 - a backend without bitmap info: not a scan
-            return False
+        except Exception:  # noqa: BLE001 - a backend without bitmap info: no bitmaps
+            return 0.0
         covered = sum(
             full.intersection_area_with(b.to_top_left_origin(page_height=page.size.height))
             for b in bitmaps
         )
-        return covered / page_area >= opts.scanned_page_min_bitmap_coverage
+        return covered / (page.size.width * page.size.height)
+
+    @staticmethod
+    def _set_cells(page: Any, cells: list[TextCell]) -> None:
+        """Make ``cells`` the page's text (lines; the parser's words and characters go)."""
+        from docling.models.base_ocr_model import _empty_segmented_page
+
+        if page.parsed_page is None:
+            page.parsed_page = _empty_segmented_page(page)
+        for i, cell in enumerate(cells):
+            cell.index = i
+        page.parsed_page.textline_cells = cells
+        page.parsed_page.has_lines = bool(cells)
+        page.parsed_page.word_cells = []
+        page.parsed_page.char_cells = []
+        page.parsed_page.has_words = page.parsed_page.has_chars = False
+
+    def _full_page_ocr(self, page: Any) -> list[TextCell]:
+        rect = BoundingBox(l=0, t=0, r=page.size.width, b=page.size.height,
+                           coord_origin=CoordOrigin.TOPLEFT)
+        image = page._backend.get_page_image(scale=self.scale, cropbox=rect)
+        words, orientation, read_image = self._recognise(image)
+        return self._cells(words, rect, self.scale, orientation, read_image.size)
+
+    def _repair(self, conv_res: Any, page: Any) -> dict[str, Any] | None:
+        """Run the ladder on a page whose parsed text does not read as language; returns
+        its ledger entry, or None when the page's text is fine (the usual path goes on)."""
+        cells = [c for c in page.cells if c.text.strip()]
+        if not cells or all(c.from_ocr for c in cells):
+            return None  # nothing parsed (a scan): OCR reads it the usual way
+        first = health(" ".join(c.text for c in cells))
+        ocr_layer = self._over_scan(page)
+        suspect = ocr_layer and not first.reads_as_words()
+        if not first.judged or (first.score >= REREAD and not suspect):
+            return None
+        if not getattr(self.options, "text_repair", True):
+            return {"method": "parser", "score": round(first.score, 3),
+                    "before": round(first.score, 3)}
+        tried = [("parser", cells, first)]
+        source = Path(str(conv_res.input.file))
+        if source.suffix.lower() == ".pdf" and page.size is not None:
+            try:
+                layer = textlayer.page_cells(source, page.page_no, page.size.height,
+                                             _password(conv_res))
+            except Exception as exc:  # noqa: BLE001 - the next rung reads it
+                _log.warning("PDFium could not read page %d: %s", page.page_no, exc)
+                layer = []
+            if layer:
+                tried.append(("text-layer", layer, health(" ".join(c.text for c in layer))))
+        if not _good(_best(tried, ocr_layer)[2], ocr_layer) and self.enabled:
+            ocr_cells = self._full_page_ocr(page)
+            if ocr_cells:
+                tried.append(("ocr", ocr_cells, health(" ".join(c.text for c in ocr_cells))))
+        method, new_cells, result = _best(tried, ocr_layer)
+        if result.judged and result.score < UNREADABLE:
+            method, new_cells = "unreadable", []
+        if method != "parser":
+            self._set_cells(page, new_cells)
+        return {"method": method, "score": round(result.score if result.judged else 1.0, 3),
+                "before": round(first.score, 3)}
 
     # -- Tesseract -------------------------------------------------------------
     def _write(self, image: Image.Image) -> str:
@@ -353,14 +430,21 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         if page._backend is None or not page._backend.is_valid():
             return page
         with TimeRecorder(conv_res, "ocr"):
-            cells = self._ocr_page(conv_res, page)
-            self.post_process_cells(cells, page, conv_res)
+            entry = self._repair(conv_res, page)
+            if entry is None or entry["method"] == "text-layer":
+                if self.enabled:
+                    cells = self._ocr_page(conv_res, page)
+                    self.post_process_cells(cells, page, conv_res)
+                if entry is None:
+                    cells = [c for c in page.cells if c.text.strip()]
+                    read = health(" ".join(c.text for c in cells))
+                    scanned = bool(cells) and all(c.from_ocr for c in cells)
+                    entry = {"method": "ocr" if scanned else "parser",
+                             "score": round(read.score, 3)}
+            self._note(conv_res, page, entry)
         return page
 
     def __call__(self, conv_res: Any, page_batch: Iterable[Any]) -> Iterable[Any]:
-        if not self.enabled:
-            yield from page_batch
-            return
         pages = list(page_batch)
         workers = min(getattr(self.options, "parallel_pages", 1), len(pages))
         if workers <= 1:
@@ -407,6 +491,28 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
             page.size, rects, dilation_size=self.DEFAULT_DILATION_SIZE
         )
         return rects
+
+
+def _best(tried: list[tuple[str, list[TextCell], Health]], ocr_layer: bool
+          ) -> tuple[str, list[TextCell], Health]:
+    """The reading to keep: a later rung only when it reads clearly better (by 0.01)."""
+    best = tried[0]
+    for candidate in tried[1:]:
+        if candidate[2].quality(ocr_layer) > best[2].quality(ocr_layer) + 0.01:
+            best = candidate
+    return best
+
+
+def _good(h: Health, ocr_layer: bool) -> bool:
+    return h.quality(ocr_layer) >= OK and (not ocr_layer or h.reads_as_words())
+
+
+def _password(conv_res: Any) -> str | None:
+    options = getattr(conv_res.input, "backend_options", None)
+    password = getattr(options, "password", None)
+    if password is None:
+        return None
+    return password.get_secret_value() if hasattr(password, "get_secret_value") else password
 
 
 def register_ocr_engine(allow_external_plugins: bool = True) -> None:

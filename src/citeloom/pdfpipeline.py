@@ -146,6 +146,19 @@ class CiteloomPdfPipeline(StandardPdfPipeline):
         if isinstance(self.ocr_model, CiteloomTesseractOcrModel):
             self.ocr_model.relayout = self.layout_model.predict_layout
 
+    def _assemble_document(self, conv_res: Any) -> Any:
+        """Docling's assembly, then the pages' text health (the repair ladder's ledger,
+        :mod:`citeloom.ocr`) into the document's body metadata, where the cached
+        conversion keeps it (:func:`citeloom.health.ledger_of` reads it)."""
+        from citeloom import textlayer
+        from citeloom.health import attach_ledger
+
+        conv_res = super()._assemble_document(conv_res)
+        textlayer.release()
+        if isinstance(self.ocr_model, CiteloomTesseractOcrModel) and conv_res.document:
+            attach_ledger(conv_res.document, self.ocr_model.pop_ledger(conv_res))
+        return conv_res
+
 
 def build_pdf_pipeline_options(
     ocr: bool = True,
@@ -155,6 +168,7 @@ def build_pdf_pipeline_options(
     num_threads: int = 2,
     document_timeout: float | None = None,
     ocr_skip_furniture: bool = True,
+    text_repair: bool = True,
 ) -> PdfPipelineOptions:
     """Pipeline options for PDF/image input (see :func:`citeloom.convert.build_converter`)."""
     if ocr:
@@ -168,7 +182,8 @@ def build_pdf_pipeline_options(
     ocr_mode = OcrMode.FULL_PAGE if force_ocr else OcrMode.DEFAULT
     if ocr_skip_furniture:
         ocr_options = CiteloomTesseractOcrOptions(
-            lang=list(ocr_langs), mode=ocr_mode, parallel_pages=num_threads
+            lang=list(ocr_langs), mode=ocr_mode, parallel_pages=num_threads,
+            text_repair=text_repair,
         )
     else:
         ocr_options = TesseractCliOcrOptions(lang=list(ocr_langs), mode=ocr_mode)

@@ -23,6 +23,12 @@ class FileResult:
     seconds: float = 0.0
     error: dict[str, str] | None = None
     note: str = ""
+    health: dict[str, Any] | None = None  # health.DocHealth of a converted file
+
+    @property
+    def unreadable(self) -> int:
+        """Pages indexed without text: no reading of them scored as language."""
+        return int((self.health or {}).get("unreadable", 0))
 
 
 @dataclass
@@ -41,10 +47,41 @@ class IngestReport:
 
     @property
     def outcome(self) -> Literal["ok", "partial", "failed"]:
+        """``partial`` also when a document was indexed with unreadable pages: part of it
+        cannot be found, and the run says so rather than "indexed"."""
         failed = self.count("failed")
-        if not failed or not self.files:
-            return "ok"
-        return "failed" if failed == len(self.files) else "partial"
+        if failed and failed == len(self.files):
+            return "failed"
+        if failed or any(f.unreadable for f in self.files if f.status != "failed"):
+            return "partial"
+        return "ok"
+
+    def health(self) -> dict[str, Any]:
+        """Pages of this run's converted documents by class, and the documents not whole."""
+        totals = {"ok": 0, "repaired": 0, "ocr": 0, "unreadable": 0}
+        papers = {"repaired": 0, "ocr": 0, "unreadable": 0}
+        for f in self.files:
+            if f.health and f.status in ("indexed", "replaced"):
+                for k in totals:
+                    totals[k] += int(f.health.get(k, 0))
+                for k in papers:
+                    papers[k] += int(bool(f.health.get(k, 0)))
+        return {"pages": totals, "papers": papers}
+
+    def health_line(self) -> str:
+        """What the terminal says of health after a run ("" when every page read fine)."""
+        h = self.health()
+        pages, papers = h["pages"], h["papers"]
+        parts = []
+        if pages["repaired"]:
+            parts.append(f"{papers['repaired']} paper(s) had text without a Unicode map on "
+                         f"{pages['repaired']} page(s): re-read from the PDF's text layer")
+        if pages["ocr"]:
+            parts.append(f"{papers['ocr']} paper(s) had {pages['ocr']} page(s) read by OCR")
+        if pages["unreadable"]:
+            parts.append(f"{papers['unreadable']} paper(s) have {pages['unreadable']} "
+                         "unreadable page(s), indexed without text (exit 3)")
+        return "; ".join(parts)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> IngestReport:
@@ -85,6 +122,7 @@ class IngestReport:
             "items_without_pdf": self.items_without_pdf,
             "audit_log": self.audit_log,
             "executor": self.executor,
+            "health": self.health(),
         }
 
 
@@ -101,6 +139,7 @@ def write_audit(data_dir: Path, report: IngestReport, started_by: str) -> Path:
             f.write(json.dumps({"file": r.path, "status": r.status, "doc_id": r.doc_id,
                                 "chunks": r.chunks, "pages": r.pages, "seconds": r.seconds,
                                 "error": r.error, "warnings": [r.note] if r.note else [],
+                                "health": r.health,
                                 "source": report.source, "started_by": started_by},
                                ensure_ascii=False) + "\n")
         for w in report.warnings:

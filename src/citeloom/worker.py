@@ -29,6 +29,7 @@ class ConvertOptions:
     layout_model_path: str
     threads: int
     pdf_password: str | None = None
+    text_repair: bool = True
 
 
 def _serve(conn: Connection, options: ConvertOptions) -> None:
@@ -40,7 +41,8 @@ def _serve(conn: Connection, options: ConvertOptions) -> None:
         converter = build_converter(ocr=options.ocr, ocr_langs=list(options.ocr_languages),
                                     layout_model_path=Path(options.layout_model_path),
                                     num_threads=options.threads,
-                                    pdf_password=options.pdf_password)
+                                    pdf_password=options.pdf_password,
+                                    text_repair=options.text_repair)
     except CiteLoomError as exc:  # e.g. an OCR language without Tesseract data
         conn.send(("fatal", (exc.message, exc.hint)))
         return

@@ -190,6 +190,9 @@ class RemoteCiteLoom:
     def list_projects(self) -> list[dict[str, Any]]:
         return self._call("list_projects")
 
+    def health(self, project_name: str | None, worst: int | None = None) -> dict[str, Any]:
+        return self._call("health", project=self._name(project_name), worst=worst)
+
     def inspect(self, project_name: str | None, sample: int = 3) -> dict[str, Any]:
         return self._call("inspect", project=self._name(project_name), sample=sample)
 

@@ -54,7 +54,7 @@ from ..sources import (
     ZoteroSource,
 )
 from . import library, reindex, search, snapshots
-from .executor import Executor, InProcess, cache_damaged
+from .executor import Executor, InProcess, cache_damaged, reread
 from .pipeline import Pipeline, ProgressFn
 from .search import QueryResult, SimilarResult
 
@@ -149,7 +149,7 @@ class CiteLoom:
             layout_model_path=str(layout_model_path(self.settings.models_dir)),
             threads=self.settings.threads,
             pdf_password=project.pdf_password.get_secret_value()
-            if project.pdf_password else None)
+            if project.pdf_password else None, text_repair=project.text_repair)
         with self._load:
             worker = self._workers.get(opts)
             if worker is None:
@@ -352,6 +352,8 @@ class CiteLoom:
         key = content_hash
         if not project.ocr:
             key += "-noocr"
+        if not project.text_repair:
+            key += "-norepair"
         if project.pdf_password:
             secret = project.pdf_password.get_secret_value().encode()
             key += "-pw" + hashlib.sha256(b"citeloom-pdf-password\0" + secret).hexdigest()[:16]
@@ -402,7 +404,9 @@ class CiteLoom:
         data = self.cached_conversion(content_hash, project)
         if data is not None:
             try:
-                return DoclingDocument.model_validate_json(gzip.decompress(data))
+                doc = DoclingDocument.model_validate_json(gzip.decompress(data))
+                if not reread(doc, project):
+                    return doc
             except Exception as exc:  # a damaged cache entry is re-made, and said
                 cached = self._cache_path(content_hash, project)
                 cached.unlink(missing_ok=True)
@@ -643,6 +647,22 @@ class CiteLoom:
 
     def inspect(self, project_name: str | None, sample: int = 3) -> dict[str, Any]:
         return library.inspect(self, project_name, sample)
+
+    def health(self, project_name: str | None, worst: int | None = None) -> dict[str, Any]:
+        """The project's health ledger (``library.health``)."""
+        return library.health(self, project_name, worst)
+
+    def cached_document(self, content_hash: str, project: ProjectConfig) -> Any:
+        """The cached conversion of this content as a document, or None."""
+        from docling_core.types.doc import DoclingDocument
+
+        data = self.cached_conversion(content_hash, project)
+        if data is None:
+            return None
+        try:
+            return DoclingDocument.model_validate_json(gzip.decompress(data))
+        except Exception:  # noqa: BLE001 - damaged: inspect says so on its own
+            return None
 
     def list_papers(self, project_name: str | None) -> list[dict[str, Any]]:
         """A project's papers with their citekeys and metadata (``library.list_papers``)."""

@@ -51,6 +51,7 @@ class Prepared:
     first_pages: str  # text of pages 1-2, to match a file to a Zotero item
     meta: dict[str, Any] = field(default_factory=dict)  # found in the file (pdfmeta.py)
     warnings: list[dict[str, str]] = field(default_factory=list)  # e.g. CACHE_DAMAGED
+    health: dict[str, Any] | None = None  # health.DocHealth of a converted file
 
 
 Outcome = tuple[Job, Prepared | CiteLoomError]
@@ -89,6 +90,15 @@ class InProcess(Executor):
                 yield job, ConversionFailed(f"{name}: {type(exc).__name__}: {exc}")
 
 
+def reread(doc: DoclingDocument, project: ProjectConfig) -> bool:
+    """Whether a cached conversion should be made again: it predates the health ledger and
+    has pages whose text does not read as language, which today's repair ladder re-reads
+    (a reindex or re-ingest after an upgrade fixes them; healthy conversions are kept)."""
+    from ..health import stale
+
+    return project.text_repair and bool(stale(doc))
+
+
 def cache_damaged(name: str, entry: str, exc: BaseException) -> dict[str, str]:
     """The warning for a cached conversion that did not read back (converted again)."""
     from ..errors import CacheDamaged
@@ -99,8 +109,11 @@ def cache_damaged(name: str, entry: str, exc: BaseException) -> dict[str, str]:
 
 def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
     """Convert (or take the text of) one unit, chunk it and embed the chunks."""
+    from ..health import ledger_of
+
     unit = job.unit
     warnings: list[dict[str, str]] = []
+    doc_health: dict[str, Any] | None = None
     if unit.text is not None:
         doc = text_document(job.doc_id, unit.title, unit.text, headings=unit.headings)
         chunks = res.chunker(project).chunk(doc)
@@ -109,13 +122,22 @@ def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
         assert unit.path is not None
         doc = res.convert(unit.path, project, job.content_hash, unit.ocr_languages,
                           warnings=warnings)
+        doc_health = ledger_of(doc).as_dict()
         chunks, title, doc = chunk_document(res, doc, unit.path, project)
         meta = file_metadata(doc, unit.path, title, project)
         first_pages = "\n".join(
             getattr(item, "text", "") for item, _ in doc.iterate_items()
             if any(p.page_no <= 2 for p in getattr(item, "prov", [])))
     if not chunks:
-        raise InvalidInput(f"{unit.path.name if unit.path else unit.label}: no text found",
+        name = unit.path.name if unit.path else unit.label
+        if doc_health is not None and doc_health["unreadable"]:
+            raise InvalidInput(
+                f"{name}: no page has readable text ({doc_health['unreadable']} page(s) "
+                "unreadable: no Unicode map for its fonts, and neither PDFium's text nor "
+                "OCR read them as words)",
+                "check the PDF opens with text in a viewer; turn OCR on for the project "
+                "if it is off, or get another copy of the paper")
+        raise InvalidInput(f"{name}: no text found",
                            "the file may be empty, or scanned with OCR disabled")
     texts = [c.embed_text for c in chunks]
     # the dense model reads each passage after the end of the one before (chunker v2)
@@ -127,7 +149,8 @@ def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
 
         sparse = [Sparse([], []) for _ in texts]
     pages = doc.num_pages() if unit.text is None else 0
-    return Prepared(chunks, dense, sparse, title, pages, first_pages, meta, warnings)
+    return Prepared(chunks, dense, sparse, title, pages, first_pages, meta, warnings,
+                    doc_health)
 
 
 def file_metadata(doc: DoclingDocument, path: Any, title: str, project: ProjectConfig

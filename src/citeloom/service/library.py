@@ -87,11 +87,59 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
             if lock and lock.chunker != DEFAULT_CHUNKER
             and not app.settings.pins(project.name, "chunker") else None),
         "payload_indexes": index.payload_indexes(),
+        "health": health(app, project.name, worst=5),
         "stale_documents": stale,
         "missing_documents": missing,
         "sample": samples,
         "warnings": warnings,
     }
+
+
+def health(app: Any, project_name: str | None, worst: int | None = None) -> dict[str, Any]:
+    """The project's health ledger, from its catalog: per paper, pages ok / repaired /
+    read by OCR / unreadable, its lowest page score and the reading most pages kept; the
+    totals; and the papers converted before the ledger existed whose cached conversion has
+    pages that do not read as language (a ``citeloom reindex`` re-reads them). ``worst``
+    keeps that many papers, worst first (None: all)."""
+    from ..health import DocHealth, ledger_of, stale
+
+    project = app.settings.project(project_name, create=True)
+    catalog = app.catalog(project.name)
+    papers, reread, unknown = [], [], 0
+    totals = {"ok": 0, "repaired": 0, "ocr": 0, "unreadable": 0}
+    for rec in catalog.all():
+        if not is_file_source(rec.source_path):
+            continue
+        doc_health = DocHealth.from_dict(json.loads(rec.health)) if rec.health else None
+        if doc_health is None or not doc_health.ledger:
+            doc = app.cached_document(rec.content_hash, project)
+            if doc is None:
+                unknown += 1
+                continue
+            doc_health = ledger_of(doc)
+            if pages := stale(doc):
+                reread.append({"doc_id": rec.doc_id, "source_path": rec.source_path,
+                               "title": rec.title, "pages": pages})
+        for k in totals:
+            totals[k] += getattr(doc_health, k)
+        papers.append({"doc_id": rec.doc_id, "source_path": rec.source_path,
+                       "title": rec.title, "status": doc_health.label,
+                       **doc_health.as_dict()})
+    papers.sort(key=lambda p: (-p["unreadable"], -p["ocr"] - p["repaired"], p["score"],
+                               p["source_path"]))
+    not_whole = sum(1 for p in papers if p["unreadable"])
+    said = (f"{not_whole} of {len(papers)} papers in project {project.name!r} have pages "
+            "without usable text" if not_whole else
+            f"every page of the {len(papers)} papers in project {project.name!r} has usable "
+            "text")
+    if reread:
+        said += (f"; {len(reread)} paper(s) were converted before text repair and have "
+                 f"unreadable pages: `citeloom reindex -p {project.name}` re-reads them")
+    return {"project": project.name, "papers_total": len(papers), "pages": totals,
+            "papers_not_whole": not_whole,
+            "papers_repaired": sum(1 for p in papers if p["repaired"] or p["ocr"]),
+            "papers": papers if worst is None else papers[:worst],
+            "reread": reread, "unknown": unknown, "summary": said}
 
 
 def annotations(app: Any, project_name: str | None, ref: str,

@@ -22,6 +22,7 @@ short) go, and so do rows whose points are not all there.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import time
 from collections import Counter
@@ -291,8 +292,14 @@ class Pipeline:
             record = DocRecord(job.doc_id, unit.label, job.content_hash, job.size,
                                job.mtime_ns, n, outcome.pages, title,
                                zotero_key=(meta or {}).get("zotero_key"),
-                               zotero_version=unit.zotero_version)
-        result.chunks, result.pages = n, outcome.pages
+                               zotero_version=unit.zotero_version,
+                               health=json.dumps(outcome.health) if outcome.health else None)
+        result.chunks, result.pages, result.health = n, outcome.pages, outcome.health
+        if result.unreadable:
+            pages = ", ".join(map(str, outcome.health["unreadable_pages"][:10]))
+            result.note = result.note or (
+                f"UNREADABLE_PAGES: {result.unreadable} page(s) without readable text "
+                f"(pages {pages}); indexed without their text")
         self._pending.append((job, result, points, record))
         if sum(len(p) for _, _, p, _ in self._pending) >= self._source.flush_points:
             self._flush()

@@ -165,13 +165,14 @@ class WorkerSide:
 
         password = project.pdf_password.get_secret_value() if project.pdf_password else None
         langs = tuple(ocr_languages or project.ocr_languages)
-        key = (project.ocr, langs, password)
+        key = (project.ocr, langs, password, project.text_repair)
         if key not in self._converters:
             self._converters.clear()  # one at a time: each holds Docling's models
             self._converters[key] = build_converter(
                 ocr=project.ocr, ocr_langs=list(langs),
                 layout_model_path=layout_model_path(self.models_dir),
-                num_threads=self.threads, pdf_password=password)
+                num_threads=self.threads, pdf_password=password,
+                text_repair=project.text_repair)
         return self._converters[key]
 
     def convert(self, path: Path, project: ProjectConfig, content_hash: str,
@@ -184,12 +185,14 @@ class WorkerSide:
 
         from ..convert import convert_file
         from ..worker import _hint
-        from .executor import cache_damaged
+        from .executor import cache_damaged, reread
 
         assert self.task is not None
         if self.task.cached is not None:
             try:
-                return DoclingDocument.model_validate_json(gzip.decompress(self.task.cached))
+                doc = DoclingDocument.model_validate_json(gzip.decompress(self.task.cached))
+                if not reread(doc, project):
+                    return doc
             except Exception as exc:
                 if warnings is not None:
                     warnings.append(cache_damaged(path.name, self.task.cache_name, exc))
