@@ -250,26 +250,47 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
                     "before": round(first.score, 3)}
         tried = [("parser", cells, first)]
         source = Path(str(conv_res.input.file))
+        glyphs = 0  # what the page prints, by PDFium's count (0: unknown)
         if source.suffix.lower() == ".pdf" and page.size is not None:
             try:
-                layer = textlayer.page_cells(source, page.page_no, page.size.height,
-                                             _password(conv_res))
+                layer, glyphs = textlayer.page_cells(source, page.page_no, page.size.height,
+                                                     _password(conv_res))
             except Exception as exc:  # noqa: BLE001 - the next rung reads it
                 _log.warning("PDFium could not read page %d: %s", page.page_no, exc)
                 layer = []
             if layer:
                 tried.append(("text-layer", layer, health(" ".join(c.text for c in layer))))
-        if not _good(_best(tried, ocr_layer)[2], ocr_layer) and self.enabled:
+        kept = _best(tried, ocr_layer)[2]
+        if (not _good(kept, ocr_layer) or _recovered(kept, tried, ocr_layer, glyphs) < OK) \
+                and self.enabled:
             ocr_cells = self._full_page_ocr(page)
             if ocr_cells:
                 tried.append(("ocr", ocr_cells, health(" ".join(c.text for c in ocr_cells))))
         method, new_cells, result = _best(tried, ocr_layer)
-        if result.judged and result.score < UNREADABLE:
-            method, new_cells = "unreadable", []
+        if _recovered(result, tried, ocr_layer, glyphs) < UNREADABLE:
+            # No reading works: keep the lines that read as text on their own (a heading
+            # in another font), drop the rest rather than index glyph soup.
+            method = "unreadable"
+            new_cells = [c for c in new_cells if health(c.text).score >= OK]
         if method != "parser":
             self._set_cells(page, new_cells)
-        return {"method": method, "score": round(result.score if result.judged else 1.0, 3),
-                "before": round(first.score, 3)}
+        score = (min(result.score, _recovered(result, tried, ocr_layer, glyphs))
+                 if method == "unreadable" else result.score if result.judged else 1.0)
+        return {"method": method, "score": round(score, 3), "before": round(first.score, 3)}
+
+    @classmethod
+    def get_options_type(cls) -> type[CiteloomTesseractOcrOptions]:
+        return CiteloomTesseractOcrOptions
+
+    # -- page classification -------------------------------------------------
+    def _is_scanned(self, page: Any) -> bool:
+        opts = self.options
+        if not isinstance(opts, CiteloomTesseractOcrOptions) or page.size is None:
+            return False
+        chars = sum(len(c.text.strip()) for c in page.cells)
+        if chars >= opts.text_page_min_chars:
+            return False
+        return self._bitmap_share(page) >= opts.scanned_page_min_bitmap_coverage
 
     # -- Tesseract -------------------------------------------------------------
     def _write(self, image: Image.Image) -> str:
@@ -493,18 +514,33 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         return rects
 
 
+def _readable(h: Health, ocr_layer: bool) -> float:
+    """How much of a reading reads as text: its characters times its quality."""
+    return h.chars * h.quality(ocr_layer)
+
+
 def _best(tried: list[tuple[str, list[TextCell], Health]], ocr_layer: bool
           ) -> tuple[str, list[TextCell], Health]:
-    """The reading to keep: a later rung only when it reads clearly better (by 0.01)."""
+    """The reading to keep: the one with the most readable text; a later rung only when it
+    has clearly more (by 1 %)."""
     best = tried[0]
     for candidate in tried[1:]:
-        if candidate[2].quality(ocr_layer) > best[2].quality(ocr_layer) + 0.01:
+        if _readable(candidate[2], ocr_layer) > 1.01 * _readable(best[2], ocr_layer):
             best = candidate
     return best
 
 
 def _good(h: Health, ocr_layer: bool) -> bool:
     return h.quality(ocr_layer) >= OK and (not ocr_layer or h.reads_as_words())
+
+
+def _recovered(best: Health, tried: list[tuple[str, list[TextCell], Health]],
+               ocr_layer: bool, glyphs: int = 0) -> float:
+    """Share of the page's text the kept reading makes readable: its readable characters
+    over the glyphs the page prints (PDFium's count; else the most characters a reading
+    found). A reading that keeps a heading and loses the body recovers little."""
+    most = glyphs or max(t[2].chars for t in tried)
+    return min(1.0, _readable(best, ocr_layer) / most) if most else 1.0
 
 
 def _password(conv_res: Any) -> str | None:

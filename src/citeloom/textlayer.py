@@ -26,7 +26,7 @@ from typing import Any
 LIGATURES = {0x0B: "ff", 0x0C: "fi", 0x0D: "fl", 0x0E: "ffi", 0x0F: "ffl",
              0x1B: "ff", 0x1C: "fi", 0x1D: "fl", 0x1E: "ffi", 0x1F: "ffl"}
 _HYPHEN_MARKS = (0x02, 0xFFFE)
-_SKIP = frozenset([0x0D, 0x00])
+_SKIP = frozenset([0x00])
 _held: list[Any] = []  # [(path, password), document]: the last document read, kept open
 
 
@@ -61,12 +61,22 @@ def page_text(path: Path, page_no: int, password: str | None = None) -> str:
     return " ".join(text for text, _ in page_lines(path, page_no, password=password))
 
 
+Line = tuple[str, tuple[float, float, float, float]]
+
+
 def page_lines(path: Path, page_no: int, page_height: float | None = None,
-               password: str | None = None
-               ) -> list[tuple[str, tuple[float, float, float, float]]]:
+               password: str | None = None) -> list[Line]:
     """The lines of page ``page_no`` (1-based): (text, (left, top, right, bottom)) in
     top-left coordinates of the page's crop box. Empty for a rotated page (its boxes would
     need turning; the ladder reads such a page by OCR instead)."""
+    return page_reading(path, page_no, page_height, password)[0]
+
+
+def page_reading(path: Path, page_no: int, page_height: float | None = None,
+                 password: str | None = None) -> tuple[list[Line], int]:
+    """:func:`page_lines`, and how many glyphs the page prints (every character PDFium
+    finds, mapped or not, spaces and line breaks left out): what a reading of the page
+    could at most recover."""
     from docling.utils.locks import pypdfium2_lock
 
     with pypdfium2_lock:
@@ -74,22 +84,23 @@ def page_lines(path: Path, page_no: int, page_height: float | None = None,
 
 
 def _page_lines(path: Path, page_no: int, page_height: float | None, password: str | None
-                ) -> list[tuple[str, tuple[float, float, float, float]]]:
+                ) -> tuple[list[Line], int]:
     import pypdfium2.raw as pdfium_c
 
     pdf = _document(path, password)
     if not 1 <= page_no <= len(pdf):
-        return []
+        return [], 0
     page = pdf[page_no - 1]
     try:
         if page.get_rotation():
-            return []
+            return [], 0
         crop_l, crop_b, _, crop_t = page.get_cropbox()
         height = page_height if page_height else crop_t - crop_b
         textpage = page.get_textpage()
         try:
             raw = textpage.raw
-            lines: list[tuple[str, tuple[float, float, float, float]]] = []
+            lines: list[Line] = []
+            glyphs = 0
             text: list[str] = []
             box: list[float] | None = None
             last_right = last_size = 0.0
@@ -107,13 +118,16 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
                 code = pdfium_c.FPDFText_GetUnicode(raw, i)
                 if code in _SKIP:
                     continue
-                if code == 0x0A:
-                    flush()
-                    continue
-                if code == 0x20 or pdfium_c.FPDFText_IsGenerated(raw, i) == 1:
+                generated = pdfium_c.FPDFText_IsGenerated(raw, i) == 1
+                if code == 0x0A or (code == 0x0D and generated):
+                    if code == 0x0A:
+                        flush()
+                    continue  # PDFium's line break (CR LF); a CR it read is OT1's "fl"
+                if code == 0x20 or generated:
                     if text and text[-1] != " ":
                         text.append(" ")
                     continue
+                glyphs += 1
                 if code in _HYPHEN_MARKS:
                     char = "-"
                 elif code in LIGATURES:
@@ -135,7 +149,7 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
                 text.append(char)
                 last_right, last_size = right, size
             flush()
-            return lines
+            return lines, glyphs
         finally:
             textpage.close()
     finally:
@@ -143,15 +157,16 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
 
 
 def page_cells(path: Path, page_no: int, page_height: float,
-               password: str | None = None) -> list[Any]:
-    """The lines of :func:`page_lines` as Docling ``TextCell``s (not from OCR)."""
+               password: str | None = None) -> tuple[list[Any], int]:
+    """The lines of :func:`page_reading` as Docling ``TextCell``s (not from OCR), and the
+    page's glyph count."""
     from docling_core.types.doc import BoundingBox, CoordOrigin
     from docling_core.types.doc.page import BoundingRectangle, TextCell
 
     cells = []
-    for k, (text, (left, top, right, bottom)) in enumerate(
-            page_lines(path, page_no, page_height, password)):
+    lines, glyphs = page_reading(path, page_no, page_height, password)
+    for k, (text, (left, top, right, bottom)) in enumerate(lines):
         bbox = BoundingBox(l=left, t=top, r=right, b=bottom, coord_origin=CoordOrigin.TOPLEFT)
         cells.append(TextCell(index=k, text=text, orig=text, from_ocr=False, confidence=1.0,
                               rect=BoundingRectangle.from_bounding_box(bbox)))
-    return cells
+    return cells, glyphs
