@@ -23,9 +23,10 @@ from citeloom.texthealth import OK, UNREADABLE, health
 from .conftest import CORPUS, FIXTURE_PDFS, SHARED
 
 CORPUS2 = SHARED / "corpus2" / "pdfs"
-TYPE3 = FIXTURE_PDFS / "type3_no_unicode.pdf"
-UNREADABLE_PDF = FIXTURE_PDFS / "type3_unreadable.pdf"
-BAD_OCR = FIXTURE_PDFS / "bad_ocr_layer.pdf"
+HEALTH = FIXTURE_PDFS.parent / "health"  # not in fixtures/pdfs: `make demo` ingests those
+TYPE3 = HEALTH / "type3_no_unicode.pdf"
+UNREADABLE_PDF = HEALTH / "type3_unreadable.pdf"
+BAD_OCR = HEALTH / "bad_ocr_layer.pdf"
 # What Docling's parser prints for glyphs without a Unicode value: dvips glyph names and
 # the Dingbats / Miscellaneous Symbols it maps unknown codes to.
 SOUP_MARKS = ("a115", "a116", "❡", "❛", "✐", "♦", "✥")

@@ -121,11 +121,6 @@ def _parser() -> argparse.ArgumentParser:
     ins.add_argument("--sample", type=int, default=3, help="how many chunks to show")
     ins.add_argument("--json", action="store_true")
 
-    he = sub.add_parser("health", help="how well each paper's pages were read: ok, re-read "
-                        "from the text layer, read by OCR, unreadable (worst first)")
-    he.add_argument("--project", "-p")
-    he.add_argument("--json", action="store_true")
-
     q = sub.add_parser("query", help="search a project; hybrid (dense + BM25, RRF) by default")
     q.add_argument("text", nargs="?", help="the question or keywords (leave out with "
                    "--similar-to)")
@@ -331,7 +326,7 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                         f"{result.status} ({result.chunks} chunks, {result.seconds:.1f}s)"
                         + (f" — {result.note}" if result.note.startswith(
                             ("MetadataMissing", "UNREADABLE_PAGES")) else "")
-                        + _health_note(result)), highlight=False, markup=False)
+                        + cli_library.health_note(result)), highlight=False, markup=False)
                 bar.advance(task)
 
         if args.zotero_collection:
@@ -368,14 +363,6 @@ def _cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                 console.print(escape(f"    {it['citekey'] or it['zotero_key']}: {it['title']}"))
         console.print(f"  audit log: {report.audit_log}")
     return {"ok": EXIT_OK, "partial": EXIT_PARTIAL, "failed": EXIT_FAILED}[report.outcome]
-
-
-def _health_note(result: Any) -> str:
-    """What a file's line says of pages that were re-read (nothing when all read fine)."""
-    h = result.health or {}
-    said = [f"{h[k]} page(s) {w}" for k, w in (("repaired", "re-read from the text layer"),
-                                               ("ocr", "read by OCR")) if h.get(k)]
-    return f" — {', '.join(said)}" if said else ""
 
 
 def _filter(args: argparse.Namespace) -> Any:
@@ -509,7 +496,7 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
     for j in info.get("jobs", []):
         print(f"job          {j['job_id']} {j['state']}: {j['source']} "
               f"({j['files_done']}/{j['files_total'] or '?'} files)")
-    _print_health(info["health"], indent="health       ")
+    cli_library.print_health(info["health"], indent="health       ")
     for label, name in (("stale_documents", "stale"), ("missing_documents", "missing")):
         print(f"{name:13}{len(info[label])} documents")
         for path in info[label]:
@@ -519,36 +506,6 @@ def _cmd_inspect(args: argparse.Namespace, settings: Any) -> int:
     for s in info["sample"]:
         print(f"- {s['title']} {s.get('page_start')}-{s.get('page_end')} "
               f"§ {s.get('section_path')}: {s['chunk_text'][:100]!r}")
-    return EXIT_OK
-
-
-def _print_health(info: dict[str, Any], indent: str = "") -> None:
-    """The ledger's totals and its worst papers, one line each."""
-    pages = info["pages"]
-    print(f"{indent}{info['summary']}")
-    pad = " " * len(indent)
-    print(f"{pad}pages: {pages['ok']} ok, {pages['repaired']} re-read from the text layer, "
-          f"{pages['ocr']} read by OCR, {pages['unreadable']} unreadable")
-    for p in info["papers"]:
-        if p["status"] == "ok":
-            continue
-        where = (f"; unreadable pages {', '.join(map(str, p['unreadable_pages'][:12]))}"
-                 if p["unreadable_pages"] else "")
-        print(f"{pad}  {p['status']:10} {Path(p['source_path']).name}: {p['pages']} pages, "
-              f"{p['repaired']} re-read, {p['ocr']} OCR, {p['unreadable']} unreadable, "
-              f"lowest score {p['score']:.2f}{where}")
-    for r in info["reread"]:
-        print(f"{pad}  reindex    {Path(r['source_path']).name}: converted before text "
-              f"repair; pages {', '.join(map(str, r['pages'][:12]))} do not read as words")
-
-
-def _cmd_health(args: argparse.Namespace, settings: Any) -> int:
-    with _service(settings) as app:
-        info = app.health(args.project)
-    if args.json:
-        _print_json(info)
-    else:
-        _print_health(info)
     return EXIT_OK
 
 
@@ -711,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
         handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
                    "projects": _cmd_projects, "reindex": _cmd_reindex,
                    "inspect": _cmd_inspect, "optimize": _cmd_optimize, "serve": _cmd_serve,
-                   "health": _cmd_health,
+                   "health": cli_library.cmd_health,
                    "daemon": _cmd_daemon, "snapshot": _cmd_snapshot, "restore": _cmd_restore,
                    "annotations": _cmd_annotations,
                    "cite": _cmd_cite, "eval": _cmd_eval,

@@ -48,6 +48,11 @@ def add_parsers(sub: Any) -> None:
                     "project)")
     pa.add_argument("--json", action="store_true", help="print the list as JSON")
 
+    he = sub.add_parser("health", help="how well each paper's pages were read: ok, re-read "
+                        "from the text layer, read by OCR, unreadable (worst first)")
+    he.add_argument("--project", "-p")
+    he.add_argument("--json", action="store_true")
+
     rm = sub.add_parser("remove", help="remove documents from a project (by doc id, file "
                         "path, file name or citekey), or with no DOC the whole project")
     rm.add_argument("docs", nargs="*", metavar="DOC",
@@ -76,6 +81,44 @@ def cmd_papers(args: argparse.Namespace, settings: Any) -> int:
             f"{p['annotations']} annotations/notes" if p["annotations"] else "",
             f"doc {p['doc_id'][:12]}", Path(p["source_path"]).name) if x))
     return 0
+
+
+def print_health(info: dict[str, Any], indent: str = "") -> None:
+    """The ledger's totals and its worst papers, one line each."""
+    pages = info["pages"]
+    print(f"{indent}{info['summary']}")
+    pad = " " * len(indent)
+    print(f"{pad}pages: {pages['ok']} ok, {pages['repaired']} re-read from the text layer, "
+          f"{pages['ocr']} read by OCR, {pages['unreadable']} unreadable")
+    for p in info["papers"]:
+        if p["status"] == "ok":
+            continue
+        where = (f"; unreadable pages {', '.join(map(str, p['unreadable_pages'][:12]))}"
+                 if p["unreadable_pages"] else "")
+        print(f"{pad}  {p['status']:10} {Path(p['source_path']).name}: {p['pages']} pages, "
+              f"{p['repaired']} re-read, {p['ocr']} OCR, {p['unreadable']} unreadable, "
+              f"lowest score {p['score']:.2f}{where}")
+    for r in info["reread"]:
+        print(f"{pad}  reindex    {Path(r['source_path']).name}: converted before text "
+              f"repair; pages {', '.join(map(str, r['pages'][:12]))} do not read as words")
+
+
+def cmd_health(args: argparse.Namespace, settings: Any) -> int:
+    with service(settings) as app:
+        info = app.health(args.project)
+    if args.json:
+        print_json(info)
+    else:
+        print_health(info)
+    return 0
+
+
+def health_note(result: Any) -> str:
+    """What a file's line says of pages that were re-read (nothing when all read fine)."""
+    h = result.health or {}
+    said = [f"{h[k]} page(s) {w}" for k, w in (("repaired", "re-read from the text layer"),
+                                               ("ocr", "read by OCR")) if h.get(k)]
+    return f" — {', '.join(said)}" if said else ""
 
 
 def cmd_remove(args: argparse.Namespace, settings: Any) -> int:

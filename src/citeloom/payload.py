@@ -43,6 +43,9 @@ EXTERNAL_FIELDS = (*DOCUMENT_FIELDS, "url", "zotero_library", "zotero_attachment
 # The fields whose origin ``metadata_source`` records: "zotero", "pdf-text" (the paper's
 # own first pages), "pdf-metadata" (the PDF's info dictionary), "file-name", "source".
 CITED_FIELDS = ("title", "authors", "year", "doi")
+# ``citekey_source`` of a key made from the metadata (``citekeys.citekey``), for a
+# document no Zotero item or Better BibTeX gave one.
+GENERATED = "generated"
 
 # What a chunk is: a passage of a converted document, or a Zotero annotation or note.
 KINDS = ("passage", "annotation", "note")
@@ -73,8 +76,10 @@ def external_metadata(payload: dict[str, Any]) -> dict[str, Any] | None:
     fields = EXTERNAL_FIELDS + (ANNOTATION_FIELDS if kind in ("annotation", "note") else ())
     fields += SECTION_FIELDS if kind == "annotation" else ()
     source = payload.get("metadata_source") or {}
+    generated = payload.get("citekey_source") == GENERATED  # made here, made again
     return {k: payload[k] for k in fields if payload.get(k) is not None
-            and source.get(k, "zotero") == "zotero"}
+            and source.get(k, "zotero") == "zotero"
+            and not (generated and k == "citekey")}
 
 
 def merge_metadata(found: dict[str, Any] | None, given: dict[str, Any] | None

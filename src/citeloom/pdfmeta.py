@@ -34,7 +34,23 @@ NOT_A_PERSON = re.compile(
     r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
     r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
-    r"working|draft|preprint|technical|front|cover|contents|summary)\b", re.IGNORECASE)
+    r"working|draft|preprint|technical|front|cover|contents|summary|"
+    # nouns titles are made of ("Heavy Mesons In A Relativistic Model" is not a person)
+    r"models?|analys[ie]s|methods?|theory|systems?|learning|networks?|data|approach|"
+    r"inference|estimation|regression|evaluation|design|framework|applications?|"
+    r"simulations?|optimi[sz]ation|algorithms?|package|statistic\w*|computing|"
+    r"computation|dynamics|structures?|effects?|patients?|performance|detection|"
+    r"recognition|language|processing|prediction|classification|supplementary|"
+    r"material|vignette|manual|guide|notes|lecture|thesis|dissertation|clinic|hospital|"
+    r"foundation|cent(?:er|re)|laborator\w*|school|college|faculty|team|group)\b",
+    re.IGNORECASE)
+# Words a name never has: "In", "Of", "The" start title words, not given names.
+_FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
+                             "an", "at", "by", "via", "using", "towards", "toward", "into",
+                             "its", "is", "are", "how", "what", "why", "new", "or"})
+# Titles before a name: "Dr. Jens Oehlschlägel", "Prof. Dr. Kurt Hornik".
+_HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\s+)+",
+                        re.IGNORECASE)
 _MARKERS = r"[\d*†‡§¶#∗⁎]"
 # Affiliation marks after a name: "Agyeman-Duah 1*", "Theurer 2,3", "Ball1*".
 _AFFIL = re.compile(rf"(?<=[^\W\d_.])\s*{_MARKERS}(?:\s*,?\s*{_MARKERS})*"
@@ -59,11 +75,20 @@ _CITATION = re.compile(rf"\b{_FAMILY}\s+et al\.?;?\s+[A-Z][^\n©()]{{0,80}}?\b{Y
 
 def _person(name: str) -> str | None:
     """``First Last`` as ``Last, First`` when it reads like a person's name, else None."""
-    words = name.strip(" .;").split()
+    name = _HONORIFIC.sub("", name.strip(" .;"))
+    words = name.split()
     if not 2 <= len(words) <= 6 or NOT_A_PERSON.search(name):
         return None
     if not all(_NAME_WORD.match(w) or w.lower() in PARTICLES for w in words):
         return None
+    if any(w.lower() in _FUNCTION_WORDS for w in words):
+        return None  # "Heavy Mesons In A Relativistic Model": a title line
+    if sum(w.lower() not in PARTICLES for w in words) > 4:
+        return None
+    initials = [i for i, w in enumerate(words) if len(w.rstrip(".")) == 1]
+    if initials and initials[-1] > 0 and sum(
+            w.lower() not in PARTICLES for w in words[initials[-1] + 1:]) > 1:
+        return None  # "Leif T. Johnson Charles J. Geyer": two people (split_run's)
     if any(_CAMEL.search(w) for w in words):
         return None  # "JavaScript", "PubTabNet": a product, not a person
     if words[-1].lower() in PARTICLES or len(words[-1].rstrip(".")) < 2:
@@ -75,17 +100,32 @@ def _person(name: str) -> str | None:
     return f"{fam}, {given}"
 
 
+# "Leif T. Johnson Charles J. Geyer": names each with initials, one after the other.
+_INITIALED = (r"[A-Z][^\W\d_]+(?:-[A-Z][^\W\d_]+)?(?:\s+[A-Z]\.)+\s+"
+              r"[A-Z][^\W\d_]+(?:[-'’][A-Z]?[^\W\d_]+)?")
+_RUN = re.compile(rf"^(?:{_INITIALED}\s*){{2,}}$")
+
+
+def _split_run(part: str) -> list[str]:
+    """A part that is several initialed names in a row, as those names; else the part."""
+    part = part.strip()
+    if _RUN.match(part):
+        return re.findall(_INITIALED, part)
+    return [part]
+
+
 def parse_byline(text: str) -> list[str]:
     """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
     the line does not read as a list of names (every part must)."""
     text = " ".join(text.split())
     if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
         return []
-    text = _AFFIL.sub("", text)
-    parts = re.split(r"\s*,\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", text)
+    text = _AFFIL.sub("", re.sub(r"^by\s+", "", text, flags=re.IGNORECASE))
+    parts = re.split(r"\s*,\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", text,
+                     flags=re.IGNORECASE)
     # Marks before a name ("Anna Sundström, 1 Michael Rönnlund") go too.
     parts = [re.sub(rf"^(?:{_MARKERS}\s*)+", "", p) for p in parts]
-    parts = [p for p in parts if p.strip()]
+    parts = [q for p in parts if p.strip() for q in _split_run(p)]
     names = [_person(p) for p in parts]
     if not names or any(n is None for n in names):
         return []
@@ -127,25 +167,154 @@ def _year_ok(year: int) -> bool:
     return 1800 <= year <= datetime.date.today().year + 1
 
 
+# Where the header (title, byline, date) ends: the abstract, contents or first section.
+_HEADER_END = re.compile(r"^(?:abstract|summary|contents|table of contents|keywords|"
+                         r"key words|(?:1\.?\s+|i\.\s+)?introduction|1\.?\s+[A-Z])\b",
+                         re.IGNORECASE)
+_EMAIL = re.compile(r"\S+@\S+")
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
+          r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+# A date: "January 6, 2023", "June 2002", "5 June 2017", "2023/01/06", "2022-11-13".
+_DATE = re.compile(rf"\b(?:{_MONTH}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?{YEAR}|"
+                   rf"\d{{1,2}}\.?\s+{_MONTH}\s+{YEAR}|{YEAR}[-/](?:0?[1-9]|1[0-2])[-/]"
+                   rf"(?:0?[1-9]|[12]\d|3[01]))\b", re.IGNORECASE)
+# A thesis's place and year: "Budapest, 2022".
+_PLACE_YEAR = re.compile(rf"^[A-Z][^\W\d_]+(?:[ -][A-Z][^\W\d_]+)?,\s*{YEAR}$")
+# A journal's issue line: JSS "May 2004, Volume 11, Issue 9", "Volume 11, Issue 9 ...
+# 2004"; R News "Vol. 2/2, June 2002"; "Vol. 12, No. 3, March 2019".
+_ISSUE = re.compile(
+    rf"\b{YEAR},\s*Volume\s+\d+,\s*Issue\s+\d+|"
+    rf"\bVolume\s+\d+,\s*Issue\s+\d+\b[^\n]{{0,40}}?\b{YEAR}\b|"
+    rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{_MONTH}\s+{YEAR}\b|"
+    rf"\bVol(?:ume|\.)?\s*\d+\s*,\s*(?:No\.?|Number|Issue)\s*\d+\s*,?\s*(?:{_MONTH}\s+)?"
+    rf"\(?{YEAR}\)?", re.IGNORECASE)
+# arXiv's side stamp: "arXiv:2206.01062v1 [cs.CL] 2 Jun 2022" (the category marks the stamp,
+# not a citation of another preprint).
+_ARXIV = re.compile(rf"arXiv:\s*[\w./-]+\s*\[[\w.\-]+\]\s*\d{{1,2}}\s+{_MONTH}\s+{YEAR}\b",
+                    re.IGNORECASE)
+# What follows a name on a JSS-style byline line: its affiliation ("Carter T. Butts
+# University of California"); a name right before these is part of an institution's
+# ("Andrew W. Mellon Foundation"), and is not taken.
+_AFFIL_WORD = re.compile(r"^(?:universit\w*|institut\w*|department|dept\.?|school|college|"
+                         r"faculty|laborator\w*|lab|cent(?:er|re)|hospital|clinic|"
+                         r"technische|technikum|fh|core|team|foundation|corporation|inc\.?|"
+                         r"research|national|federal|academy|ecole|école|polytechnic\w*|"
+                         r"group|division|google|microsoft|ibm|meta|amazon|mayo|"
+                         r"[A-Z][a-z]+-(?:universit\w*|institut\w*))$", re.IGNORECASE)
+_INSTITUTION_NEXT = re.compile(r"^(?:foundation|institut\w*|cent(?:er|re)|memorial|"
+                               r"medical|cancer|hospital|trust|fund|grant|prize|award|"
+                               r"lecture|college|school|library|museum|laborator\w*|"
+                               r"universit\w*)$", re.IGNORECASE)
+
+
+def _header(first_page: list[str], title: str) -> list[str]:
+    """The lines of page 1 between the title and the abstract (or contents, or first
+    section), at most 12: from the top when the title is not one of them. A line that
+    starts with the title gives its rest ("Usage of the bit package Dr. Jens Oehlschlägel")."""
+    tfold = _fold(title).strip()
+    start = next((i for i, ln in enumerate(first_page[:16])
+                  if tfold and _fold(ln).startswith(tfold)), None)
+    lines = first_page[:16] if start is None else first_page[start:start + 16]
+    out = []
+    for line in lines:
+        if _HEADER_END.match(line):
+            break
+        folded = _fold(line)
+        if tfold and folded.startswith(tfold):
+            line = line[len(title):].strip() if len(line) > len(title) else ""
+        elif len(line) > 12 and folded in tfold:
+            continue  # a line of the title
+        if line:
+            out.append(line)
+    return out[:12]
+
+
+def title_byline(title: str) -> tuple[str, list[str]]:
+    """A title the names ran into ("Definitions of ψ-Functions Available in Robustbase
+    Manuel Koller and Martin Mächler"): the title without them, and the names (two or
+    more, joined by "and"); else the title as it is and no names."""
+    words = title.split()
+    for i in range(len(words) - 3, 1, -1):
+        tail = " ".join(words[i:])
+        if not re.search(r"\s(?:and|&)\s", tail):
+            continue
+        names = parse_byline(tail)
+        if len(names) >= 2 and all(len(n.split()) <= 3 for n in names):
+            return " ".join(words[:i]).rstrip(" ,;:"), names
+    return title, []
+
+
+def _title_words(title: str) -> set[str]:
+    return {w for w in re.findall(r"[^\W\d_]{3,}", _fold(title))}
+
+
+def _like_title(line: str, title_words: set[str]) -> bool:
+    """Most of the line's words are the title's: a line of the title, not a byline."""
+    words = re.findall(r"[^\W\d_]{3,}", _fold(line))
+    return bool(words) and sum(w in title_words for w in words) * 2 >= len(words)
+
+
+def _lead_name(line: str) -> list[str]:
+    """The person a JSS-style line starts with, before an affiliation or a date:
+    "Carter T. Butts University of California, Irvine", "Charles J. Geyer March 20, 2020",
+    "by David Meyer FH Technikum Wien" — one name, taken only where the affiliation
+    clearly begins right after it."""
+    line = re.sub(r"^by\s+", "", _EMAIL.sub(" ", line), flags=re.IGNORECASE)
+    m = _DATE.search(line)
+    if m and not line[m.end():].strip(" ,.;()"):
+        line = line[: m.start()]  # "Manuel Koller April 2, 2022"
+        names = parse_byline(line)
+        if names:
+            return names
+    words = line.split()
+    for i in (2, 3, 4):
+        if i >= len(words):
+            break
+        nxt = words[i:i + 3]
+        if not any(_AFFIL_WORD.match(w.strip(",.")) for w in nxt):
+            continue
+        if _INSTITUTION_NEXT.match(words[i].strip(",.")):
+            return []  # "Andrew W. Mellon Foundation", "Johns Hopkins University"
+        name = _person(" ".join(words[:i]))
+        if name:
+            return [name]
+    return []
+
+
+def _families(names: list[str]) -> set[str]:
+    return {_fold(family_name(n)) for n in names}
+
+
 def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
              ) -> tuple[list[str], str | None]:
-    # The byline sits under the title, above the abstract (a short title reads as a name).
-    lines = [ln for ln in first_page[:12] if _fold(ln) != _fold(title)]
+    """The byline under the title, above the abstract; the info dictionary's Author
+    when the first pages show every one of its names (and it has more of them than the
+    byline found: JSS puts each author's affiliation between the names); else the first
+    author of the journal's own citation line."""
+    found: list[str] = []
+    tw = _title_words(title)
+    lines = [ln for ln in _header(first_page, title) if not _like_title(ln, tw)]
     for i, line in enumerate(lines):
-        if line.lower().startswith("abstract"):
-            break
         names = parse_byline(line)
         for more in lines[i + 1:] if names else []:  # a byline over two lines
             if not parse_byline(more):
                 break
             names += parse_byline(more)
         if names:
-            return names, PDF_TEXT
+            found = names
+            break
+    if not found:
+        found = next((n for n in map(_lead_name, lines[:6]) if n), [])
     meta = re.sub(r"\{?\bet al\.?\}?", "", info.get("Author", ""))
-    names = parse_byline(meta.replace(";", ","))
+    given = parse_byline(re.sub(r"\s*;\s*|\s+and\s+", ", ", meta))
     # Only names the first pages also show: an info-dictionary Author is often the typist.
-    if names and all(_fold(family_name(n)) in _fold(text) for n in names):
-        return names, PDF_METADATA
+    given = given if given and all(_fold(family_name(n)) in _fold(text) for n in given) \
+        else []
+    if given and (not found or (_families(found) <= _families(given)
+                                and len(given) > len(found))):
+        return given, PDF_METADATA
+    if found:
+        return found, PDF_TEXT
     m = _CITATION.search(text)
     family = m and (m.group(1) or m.group(3))
     if family and not NOT_A_PERSON.search(family):
@@ -153,12 +322,31 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     return [], None
 
 
-def _year(text: str, info: dict[str, str]) -> tuple[int | None, str | None]:
-    for rx in (_VOLUME, _CITATION, _COPYRIGHT, _PUBLISHED):
-        for m in rx.finditer(text):
-            year = next((int(g) for g in m.groups() if g and g.isdigit()), None)
-            if year and _year_ok(year):
-                return year, PDF_TEXT
+def _first_year(rx: re.Pattern[str], text: str) -> int | None:
+    for m in rx.finditer(text):
+        year = next((int(g) for g in m.groups() if g and g.isdigit()), None)
+        if year and _year_ok(year):
+            return year
+    return None
+
+
+def _year(text: str, info: dict[str, str], header: list[str] | None = None
+          ) -> tuple[int | None, str | None]:
+    """The journal's citation or issue line, arXiv's stamp, the © or "Published" line
+    (pages 1-2); then a date in the header under the title ("June 2002", "January 6,
+    2023", "Budapest, 2022"); then a year in the info dictionary's Subject. Never the
+    file's creation date: a paper printed to PDF years later carries that year."""
+    for rx in (_VOLUME, _CITATION, _ISSUE, _ARXIV, _COPYRIGHT, _PUBLISHED):
+        year = _first_year(rx, text)
+        if year:
+            return year, PDF_TEXT
+    for line in header or []:
+        if len(line) > 200:
+            continue
+        m = _DATE.search(line) or _PLACE_YEAR.match(line)
+        year = m and next((int(g) for g in m.groups() if g), None)
+        if year and _year_ok(year):
+            return year, PDF_TEXT
     m = re.search(rf"\b{YEAR}\b", info.get("Subject", ""))
     if m and _year_ok(int(m.group(1))):
         return int(m.group(1)), PDF_METADATA
@@ -188,15 +376,20 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     text = "\n".join(_page_texts(doc, 2))
     out: dict[str, Any] = {"metadata_source": {}}
     src = out["metadata_source"]
+    bare, named = title_byline(title) if title else (title, [])
+    if named and path is not None and title != path.stem:
+        title = bare  # the title finder took the byline in: the names are the authors
     if title:
         out["title"] = title
         src["title"] = (FILE_NAME if path is not None and title == path.stem else
                         PDF_METADATA if path is not None and title == pdf_metadata_title(path)
                         else PDF_TEXT)
     authors, how = _authors(first_page, info, text, title)
+    if not authors and named:
+        authors, how = named, PDF_TEXT
     if authors:
         out["authors"], src["authors"] = authors, how
-    year, how = _year(text, info)
+    year, how = _year(text, info, _header(first_page, title))
     if year:
         out["year"], src["year"] = year, how
     doi, how = _doi(text, info)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import space
 from ..catalog import Catalog, DocRecord, catalogued
+from ..citekeys import ensure_citekey
 from ..errors import CiteLoomError, DiskFull, IndexDamaged, SourceNotFound, as_error
 from ..index import Index, PointData
 from ..models import sha256_file
@@ -278,6 +279,7 @@ class Pipeline:
         # Zotero's fields win; what the PDF states fills the rest (with its origin).
         meta = merge_metadata(outcome.meta, given) if outcome.meta or given else None
         title = (meta or {}).get("title") or outcome.title
+        meta = ensure_citekey(meta, title, job.doc_id)  # every paper gets a key
         n, model = len(outcome.chunks), self.project.dense_model
         points = [
             PointData(id=chunk_id(job.doc_id, c.index, model), dense=outcome.dense[i].tolist(),
