@@ -152,3 +152,128 @@ def test_year_from_the_date_under_the_title(header: list[str], year: int | None)
     from citeloom.pdfmeta import _year
 
     assert _year("", {}, header)[0] == year
+
+
+# Publisher layouts (issue #27), on hand-written lines that mimic them: ACM (acmart),
+# Elsevier (elsarticle, cas), revtex, AASTeX, ASME/DAFx-style proceedings, EJP-style
+# journal lines, PTP-style marks, thesis title pages. Each was missed or wrong before.
+
+
+def _doc(lines: list[str]) -> Any:
+    """A document whose page 1 is these lines, in order."""
+    from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, ProvenanceItem
+
+    doc = DoclingDocument(name="sample")
+    for line in lines:
+        doc.add_text(label=DocItemLabel.TEXT, text=line, prov=ProvenanceItem(
+            page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(line))))
+    return doc
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    # Elsevier's affiliation letters (and a role in brackets)
+    ("Anna K. Lindqvist a,b,∗, Marco Bellini b (Co-ordinator), Tomás Ruiz a,c",
+     ["Lindqvist, Anna K.", "Bellini, Marco", "Ruiz, Tomás"]),
+    # marks closed by a bracket, a journal of physics
+    ("Kenji Sato1,∗) and Emi Tanaka2,∗∗)", ["Sato, Kenji", "Tanaka, Emi"]),
+    # names set apart only by their footnote symbols
+    ("Ingrid Holm ‡ Pavel Novak §", ["Holm, Ingrid", "Novak, Pavel"]),
+    # a thesis's degree, a generation suffix
+    ("by Ruth A. Miller, B.A.", ["Miller, Ruth A."]),
+    ("Carl W. Berg Jr, Dana Fox", ["Berg, Carl W.", "Fox, Dana"]),
+    # initials run together in a publisher's reference
+    ("Lee Chang, H.J.K. Park, and Omar Haddad",
+     ["Chang, Lee", "Park, H.J.K.", "Haddad, Omar"]),
+    # a name's own last letter is no affiliation letter
+    ("Maria Costa and Ivo Pla", ["Costa, Maria", "Pla, Ivo"]),
+])
+def test_publisher_bylines(line: str, names: list[str]) -> None:
+    assert parse_byline(line) == names
+
+
+@pytest.mark.parametrize(("text", "year"), [
+    # ACM's reference to the paper itself
+    ("ACM Reference Format:\nPriya Raman, Tomasz Wójcik, and Lee Chang. 2019. Sparse "
+     "Widgets. In Proc. of Something. ACM, 12 pages.", 2019),
+    ("(Dated: March 3, 2016)", 2016),  # revtex
+    ("Draft version May 2, 2020 Typeset using some class", 2020),  # AASTeX
+    ("Preprint submitted to Journal of Imaginary Things March 9, 2015", 2015),  # Elsevier
+    ("Received 3 May 2010; revised 1 June 2011; accepted 2 July 2011", 2011),  # the last
+    ("(Received April 2, 2003; revised November 21, 2007)", 2007),
+    ("Electron. J. Things 7 (2013), paper no. 12, 1-20.", 2013),
+    ("We received 40 responses in March 2019 and more later.", None),  # no history line
+])
+def test_publisher_year_lines(text: str, year: int | None) -> None:
+    from citeloom.pdfmeta import _year
+
+    assert _year(text, {})[0] == year
+
+
+@pytest.mark.parametrize(("line", "year"), [
+    ("Conference'21, July 12–16, 2021, Somewhere, XY", 2021),  # ACM's footer
+    ("Proc. of the 3rd Workshop on Widgets (WW-12), Oslo, Norway, May 4-6, 2012", 2012),
+    ("Proceedings of the ABCD 2017 Summer Meeting on Things", 2017),
+    ("Extended Abstracts of a Conference October 30–November 3, 2019, Town", 2019),
+    # a conference cited in the text or the reference list is not the paper's
+    ("Smith et al. reported at the meeting (July 10–15, 2018) that widgets fail.", None),
+    ("[4] A. Writer. Widgets. In Proc. of a Conf., June 3-5, 2004.", None),
+])
+def test_the_conference_line_of_page_one(line: str, year: int | None) -> None:
+    from citeloom.pdfmeta import _year
+
+    assert _year(line, {}, [], [line])[0] == year
+
+
+def test_thesis_title_page_years() -> None:
+    from citeloom.pdfmeta import _year
+
+    statement = ("A dissertation submitted in partial fulfillment of the requirements for the "
+                 "degree of Doctor of Philosophy in The University of Somewhere 2016")
+    assert _year("", {}, [], [statement])[0] == 2016
+    assert _year("", {}, ["Jane Q. Public", "A THESIS", "2019"])[0] == 2019
+    assert _year("", {}, [], ["Dissertation on 1984 Olympics"])[0] is None
+
+
+def test_the_papers_own_reference_gives_its_authors() -> None:
+    # ACM: author blocks read out of order (columns), the reference format has them all
+    doc = _doc(["Sparse Widgets", "Priya Raman Some University Town, Country Lee Chang",
+                "Tomasz Wójcik", "Another Lab", "ABSTRACT", "Widgets are sparse.",
+                "ACM Reference Format:",
+                "Priya Raman, Tomasz Wójcik, and Lee Chang. 2019. Sparse Widgets. In Proc."])
+    meta = document_metadata(doc, None, "Sparse Widgets")
+    assert meta["authors"] == ["Raman, Priya", "Wójcik, Tomasz", "Chang, Lee"]
+    assert meta["year"] == 2019
+
+
+def test_author_blocks_name_then_affiliation() -> None:
+    doc = _doc(["Sparse Widgets", "Ana Pereira∗", "Department of Physics, University of X",
+                "Rui Costa", "Institute of Other Things, Elsewhere", "Lia Ramos Mota",
+                "Department of Y, University of Z", "Abstract", "Widgets are sparse."])
+    meta = document_metadata(doc, None, "Sparse Widgets")
+    assert meta["authors"] == ["Pereira, Ana", "Costa, Rui", "Mota, Lia Ramos"]
+
+
+def test_a_heading_after_running_text_is_no_byline() -> None:
+    # the title finder took a section heading; the lines under it are the body
+    doc = _doc(["SUBMISSION OF FILES", "Each author should submit the file and all the "
+                "sources so that the paper can be rebuilt when there are problems.",
+                "General Layout", "These instructions are typical."])
+    assert "authors" not in document_metadata(doc, None, "SUBMISSION OF FILES")
+
+
+def test_a_laboratory_named_after_people_is_not_a_byline() -> None:
+    from citeloom.pdfmeta import _lead_name
+
+    assert _lead_name("Rohsen Kendle Heat Transfer Laboratory, Department of Engineering") \
+        == []
+    assert _lead_name("Carter T. Butts Department of Sociology, University of California") \
+        == ["Butts, Carter T."]
+    assert _lead_name("Hana Novak Leibniz Universität Hannover") == ["Novak, Hana"]
+
+
+def test_a_title_that_starts_like_a_section() -> None:
+    # "Introduction to ..." is the title, not the first section: the byline is under it
+    doc = _doc(["Introduction to the Widget Class", "Ingrid Holm ‡ Pavel Novak §",
+                "Abstract", "Widgets."])
+    meta = document_metadata(doc, None, "Introduction to the Widget Class")
+    assert meta["authors"] == ["Holm, Ingrid", "Novak, Pavel"]

@@ -51,11 +51,24 @@ _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to"
 # Titles before a name: "Dr. Jens Oehlschlägel", "Prof. Dr. Kurt Hornik".
 _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\s+)+",
                         re.IGNORECASE)
-_MARKERS = r"[\d*†‡§¶#∗⁎]"
-# Affiliation marks after a name: "Agyeman-Duah 1*", "Theurer 2,3", "Ball1*".
-_AFFIL = re.compile(rf"(?<=[^\W\d_.])\s*{_MARKERS}(?:\s*,?\s*{_MARKERS})*"
+# A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
+# font did not map).
+_MARKERS = r"(?:[\d*†‡§¶#∗⁎\ufffd]\)?)"
+# Elsevier's and AIP's affiliation letters: "Migchielsen a,1,∗", "Thane b,d" (a lone
+# lower-case letter after a space; never glued to the name, which ends in one).
+_LETTER = r"(?:[a-z]\)?)"
+# Affiliation marks after a name: "Agyeman-Duah 1*", "Theurer 2,3", "Ball1*",
+# "Krishnan a,c,∗,1", "Tomonaga1,∗)".
+_AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{_MARKERS}|\s+{_LETTER})"
+                    rf"(?:\s*,?\s*{_MARKERS}|\s*,\s*{_LETTER})*"
                     rf"(?=\s*(?:,|and\b|&|$))")
-_NAME_WORD = re.compile(r"^(?:[A-Z][.]?|[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*\.?)$")
+# Degrees after a name: "John J. Smith, B.A.", "Jane Doe, MD, PhD".
+_DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?\s?D|"
+                     r"Ph\.?\s?D|D\.?\s?Phil|MPH|MBA|R\.?N)\.?(?=\s*(?:,|and\b|&|$))")
+# Generation suffixes: "William J. Hansen Jr", "John H. Lienhard V".
+_SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?=\s*(?:,|and\b|&|$))")
+_NAME_WORD = re.compile(r"^(?:[A-Z][.]?|(?:[A-Z]\.){2,}|"
+                        r"[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*\.?)$")
 # A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee).
 _CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
 YEAR = r"(1[89]\d\d|20\d\d)"
@@ -64,7 +77,8 @@ _PUBLISHED = re.compile(rf"\b(?:published(?: online)?|accepted)\s*:?\s*(?:\w+\s+
                         rf"{YEAR}\b", re.IGNORECASE)
 # A journal's own citation of the paper: "Clinical Science (2014) 126, 305–313",
 # "International Psychogeriatrics (2014), 26:1", "... Outcomes 2010, 4:1".
-_VOLUME = re.compile(rf"\({YEAR}\)\s*,?\s*\d+\s*[,:(]")
+_VOLUME = re.compile(rf"\({YEAR}\)\s*,?\s*(?:\d+\s*[,:(]|(?:article|paper)\s+(?:no\.|number)"
+                     rf"\s*\d+)")
 _FAMILY = r"([A-Z][^\W\d_]+(?:[-'’][A-Z][^\W\d_]+)?)"
 # "Datta et al. Journal of Trauma Management & Outcomes 2010, 4:1" (a running header);
 # "How to cite this article Webb et al. (2017)". Not "(see Smith et al., 2004)".
@@ -120,7 +134,12 @@ def parse_byline(text: str) -> list[str]:
     text = " ".join(text.split())
     if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
         return []
+    # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
+    text = re.sub(r"\s*\([^()]{0,60}\)", "", text)
     text = _AFFIL.sub("", re.sub(r"^by\s+", "", text, flags=re.IGNORECASE))
+    text = _SUFFIX.sub("", _DEGREE.sub("", text))
+    # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
+    text = re.sub(r"(?<=[^\W\d_])\s*[*†‡§¶∗⁎]+\s+(?=[A-Z])", ", ", text)
     parts = re.split(r"\s*,\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", text,
                      flags=re.IGNORECASE)
     # Marks before a name ("Anna Sundström, 1 Michael Rönnlund") go too.
@@ -175,7 +194,9 @@ _EMAIL = re.compile(r"\S+@\S+")
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
           r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 # A date: "January 6, 2023", "June 2002", "5 June 2017", "2023/01/06", "2022-11-13".
-_DATE = re.compile(rf"\b(?:{_MONTH}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?{YEAR}|"
+_DAYS = (rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–—]\s*(?:{_MONTH}\s+)?\d{{1,2}}"
+         rf"(?:st|nd|rd|th)?)?")
+_DATE = re.compile(rf"\b(?:{_MONTH}\s+(?:{_DAYS},?\s+)?{YEAR}|"
                    rf"\d{{1,2}}\.?\s+{_MONTH}\s+{YEAR}|{YEAR}[-/](?:0?[1-9]|1[0-2])[-/]"
                    rf"(?:0?[1-9]|[12]\d|3[01]))\b", re.IGNORECASE)
 # A thesis's place and year: "Budapest, 2022".
@@ -192,6 +213,37 @@ _ISSUE = re.compile(
 # not a citation of another preprint).
 _ARXIV = re.compile(rf"arXiv:\s*[\w./-]+\s*\[[\w.\-]+\]\s*\d{{1,2}}\s+{_MONTH}\s+{YEAR}\b",
                     re.IGNORECASE)
+_ANY_DATE = _DATE.pattern[2:-2]  # the date alternatives, to build lines around them
+# The paper's own reference, as the publisher prints it on page 1: ACM's "ACM Reference
+# Format: Ben Trovato, G.K.M. Tobin, and Lars Thørväld. 2018. The Name of the Title. ...",
+# "Cite this article as: A. Smith and B. Jones (2019)". Its names are the authors.
+_SELF_CITE = re.compile(
+    rf"(?:ACM Reference Format|Reference Format|Cite this (?:article|paper|chapter)(?: as)?|"
+    rf"To cite this (?:article|paper)|Please cite (?:this (?:article|paper) )?as)\s*:\s*"
+    rf"(?P<names>[^\n]{{3,600}}?)\s*(?:\.\s+|\s\()(?P<year>{YEAR})\)?[.,]", re.IGNORECASE)
+# A conference's own line (a running head or first-page footer): a date with a range of
+# days ("June 03–05, 2018", "October 29–November 2, 2023", "September 18-20, 2006"), or
+# "Proceedings of the ASME 2023 ...". Only short lines of page 1: a reference to another
+# conference sits in a paragraph or the reference list.
+_CONF_RANGE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*[-–—]\s*"
+                         rf"(?:{_MONTH}\s+)?\d{{1,2}}(?:st|nd|rd|th)?,?\s+{YEAR}\b",
+                         re.IGNORECASE)
+_PROCEEDINGS = re.compile(rf"^(?:Proceedings|Proc\.)\s+of\s+(?:the\s+)?(?:[\w.&-]+\s+){{0,4}}?"
+                          rf"{YEAR}\b")
+# Dates a journal or preprint prints about the paper itself: revtex's "(Dated: December 27,
+# 2018)", AASTeX's "Draft version February 26, 2021", Elsevier's "Preprint submitted to
+# Elsevier June 8, 2018", "Submitted to ECP on January 2, 2013".
+_PAPER_DATE = re.compile(
+    rf"\(Dated:?\s*(?:{_ANY_DATE})\)|\bDraft version\s+(?:{_ANY_DATE})|"
+    rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{_ANY_DATE})",
+    re.IGNORECASE)
+# The history line: "Received 4 July 2013; revised 10 December 2013; accepted 1 January
+# 2014", "(Received April 1, 2004; revised November 20, 2008)": the last of its dates.
+_HISTORY = re.compile(
+    rf"\bReceived:?\s+(?:on\s+)?(?:{_ANY_DATE})(?:[^\n]{{0,60}}?\b(?:revised|accepted|"
+    rf"published)(?:\s+\w+){{0,2}}:?\s+(?:on\s+)?(?:{_ANY_DATE}))*", re.IGNORECASE)
+# A thesis's title page: "A dissertation submitted ... in The University of Michigan 2008".
+_THESIS = re.compile(r"\b(?:thesis|dissertation)\b", re.IGNORECASE)
 # What follows a name on a JSS-style byline line: its affiliation ("Carter T. Butts
 # University of California"); a name right before these is part of an institution's
 # ("Andrew W. Mellon Foundation"), and is not taken.
@@ -201,10 +253,21 @@ _AFFIL_WORD = re.compile(r"^(?:universit\w*|institut\w*|department|dept\.?|schoo
                          r"research|national|federal|academy|ecole|école|polytechnic\w*|"
                          r"group|division|google|microsoft|ibm|meta|amazon|mayo|"
                          r"[A-Z][a-z]+-(?:universit\w*|institut\w*))$", re.IGNORECASE)
+_UNIVERSITY = re.compile(r"^(?:universit\w*|[A-Z][a-z]+-universit\w*|technikum|hochschule)$",
+                         re.IGNORECASE)
 _INSTITUTION_NEXT = re.compile(r"^(?:foundation|institut\w*|cent(?:er|re)|memorial|"
                                r"medical|cancer|hospital|trust|fund|grant|prize|award|"
                                r"lecture|college|school|library|museum|laborator\w*|"
                                r"universit\w*)$", re.IGNORECASE)
+
+
+def _prose(line: str) -> bool:
+    """A sentence of running text (an abstract without its heading, a section's first
+    paragraph): the header has ended; a heading after it ("General Layout") is no byline."""
+    words = line.split()
+    lower = sum(w[:1].islower() for w in words)
+    return (len(words) >= 12 and lower * 2 > len(words) and not _EMAIL.search(line)
+            and bool(re.search(r"[.!?][\"”’)]?$|[a-z]{2}[.!?]\s+[A-Z]", line)))
 
 
 def _header(first_page: list[str], title: str) -> list[str]:
@@ -217,9 +280,10 @@ def _header(first_page: list[str], title: str) -> list[str]:
     lines = first_page[:16] if start is None else first_page[start:start + 16]
     out = []
     for line in lines:
-        if _HEADER_END.match(line):
-            break
         folded = _fold(line)
+        if not (tfold and folded.startswith(tfold)) and (_HEADER_END.match(line)
+                                                         or _prose(line)):
+            break  # (a title may start like a section: "Introduction to the ... Class")
         if tfold and folded.startswith(tfold):
             line = line[len(title):].strip() if len(line) > len(title) else ""
         elif len(line) > 12 and folded in tfold:
@@ -270,8 +334,12 @@ def _lead_name(line: str) -> list[str]:
     for i in (2, 3, 4):
         if i >= len(words):
             break
+        # The affiliation starts right after the name ("University of California"), or
+        # a university's name does ("Leibniz Universität"); not "Heat Transfer Laboratory",
+        # whose first words could be a name's.
         nxt = words[i:i + 3]
-        if not any(_AFFIL_WORD.match(w.strip(",.")) for w in nxt):
+        if not (_AFFIL_WORD.match(nxt[0].strip(",.")) or any(
+                _UNIVERSITY.match(w.strip(",.")) for w in nxt[1:])):
             continue
         if _INSTITUTION_NEXT.match(words[i].strip(",.")):
             return []  # "Andrew W. Mellon Foundation", "Johns Hopkins University"
@@ -279,6 +347,29 @@ def _lead_name(line: str) -> list[str]:
         if name:
             return [name]
     return []
+
+
+# The start of an affiliation line under an author's name (ACM's and IEEE's author blocks:
+# name / institution / city / e-mail).
+_AFFIL_LINE = re.compile(r"^(?:the\s+)?(?:[^\W\d_]+\s+){0,3}?(?:universit\w*|institut\w*|"
+                         r"department|dept\.?|school|college|faculty|laborator\w*|"
+                         r"cent(?:er|re)|consortium|group|hospital|corporation|inc\.?|"
+                         r"academy|division)\b|\S+@\S+", re.IGNORECASE)
+
+
+def _more_blocks(lines: list[str]) -> list[str]:
+    """Names of the author blocks after the first ("John Smith" / "Department, University"
+    / "Peter Sellers" / "Department, ..."): a line of names counts when an affiliation
+    line follows it, a line that starts with a name and goes on with its affiliation
+    ("Tom F. Johnson Department, University") too; other lines are the blocks' addresses."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        names = parse_byline(line)
+        if names and i + 1 < len(lines) and _AFFIL_LINE.match(lines[i + 1]):
+            out += names
+        elif not names and not _AFFIL_LINE.match(line):
+            out += _lead_name(line) if re.search(r"\d|,", line) or len(line) > 40 else []
+    return out
 
 
 def _families(names: list[str]) -> set[str]:
@@ -291,17 +382,21 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     when the first pages show every one of its names (and it has more of them than the
     byline found: JSS puts each author's affiliation between the names); else the first
     author of the journal's own citation line."""
+    for m in _SELF_CITE.finditer(text):  # the paper's own reference: the publisher's list
+        names = parse_byline(m.group("names"))
+        if names:
+            return names, PDF_TEXT
     found: list[str] = []
     tw = _title_words(title)
     lines = [ln for ln in _header(first_page, title) if not _like_title(ln, tw)]
     for i, line in enumerate(lines):
         names = parse_byline(line)
-        for more in lines[i + 1:] if names else []:  # a byline over two lines
-            if not parse_byline(more):
-                break
-            names += parse_byline(more)
+        j = i + 1
+        while names and j < len(lines) and parse_byline(lines[j]):  # over two lines
+            names += parse_byline(lines[j])
+            j += 1
         if names:
-            found = names
+            found = names + _more_blocks(lines[j:])
             break
     if not found:
         found = next((n for n in map(_lead_name, lines[:6]) if n), [])
@@ -330,23 +425,47 @@ def _first_year(rx: re.Pattern[str], text: str) -> int | None:
     return None
 
 
-def _year(text: str, info: dict[str, str], header: list[str] | None = None
-          ) -> tuple[int | None, str | None]:
-    """The journal's citation or issue line, arXiv's stamp, the © or "Published" line
-    (pages 1-2); then a date in the header under the title ("June 2002", "January 6,
-    2023", "Budapest, 2022"); then a year in the info dictionary's Subject. Never the
-    file's creation date: a paper printed to PDF years later carries that year."""
-    for rx in (_VOLUME, _CITATION, _ISSUE, _ARXIV, _COPYRIGHT, _PUBLISHED):
+def _year(text: str, info: dict[str, str], header: list[str] | None = None,
+          first_page: list[str] | None = None) -> tuple[int | None, str | None]:
+    """The journal's citation or issue line, the paper's own reference (ACM's "Reference
+    Format"), arXiv's stamp (pages 1-2); the conference's own date line (page 1); the © or
+    "Published" line, a manuscript's "Dated:"/"Draft version"/"Preprint submitted to ..."
+    date, the last date of its "Received ...; accepted ..." line; then a date in the header
+    under the title ("June 2002", "January 6, 2023", "Budapest, 2022", "2021"), a thesis's
+    "submitted ... 2008"; then a year in the info dictionary's Subject. Never the file's
+    creation date (a paper printed to PDF years later carries that year), never a year
+    cited in the text."""
+    for rx in (_VOLUME, _CITATION, _ISSUE, _SELF_CITE, _ARXIV):
         year = _first_year(rx, text)
         if year:
             return year, PDF_TEXT
+    for line in first_page or []:  # the conference's own line
+        if len(line) <= 250 and not re.search(r"\bet al\b|^\[\d+\]", line):
+            m = _CONF_RANGE.search(line) or _PROCEEDINGS.match(line)
+            year = m and next((int(g) for g in m.groups() if g), None)
+            if year and _year_ok(year):
+                return year, PDF_TEXT
+    for rx in (_COPYRIGHT, _PUBLISHED, _PAPER_DATE):
+        year = _first_year(rx, text)
+        if year:
+            return year, PDF_TEXT
+    for m in _HISTORY.finditer(text):
+        years = [int(y) for y in re.findall(rf"\b{YEAR}\b", m.group(0))]
+        if years and _year_ok(max(years)):
+            return max(years), PDF_TEXT
     for line in header or []:
         if len(line) > 200:
             continue
-        m = _DATE.search(line) or _PLACE_YEAR.match(line)
+        m = (_DATE.search(line) or _PLACE_YEAR.match(line)
+             or re.fullmatch(rf"{YEAR}", line))  # a year on a line of its own
         year = m and next((int(g) for g in m.groups() if g), None)
         if year and _year_ok(year):
             return year, PDF_TEXT
+    for line in first_page or []:  # "A dissertation submitted ... University of X 2008"
+        m = _THESIS.search(line) and re.search(rf"\b(?:in|of|at)\b[^\n]{{0,80}}\b{YEAR}\.?$",
+                                               line)
+        if m and _year_ok(int(m.group(1))):
+            return int(m.group(1)), PDF_TEXT
     m = re.search(rf"\b{YEAR}\b", info.get("Subject", ""))
     if m and _year_ok(int(m.group(1))):
         return int(m.group(1)), PDF_METADATA
@@ -389,7 +508,7 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         authors, how = named, PDF_TEXT
     if authors:
         out["authors"], src["authors"] = authors, how
-    year, how = _year(text, info, _header(first_page, title))
+    year, how = _year(text, info, _header(first_page, title), first_page)
     if year:
         out["year"], src["year"] = year, how
     doi, how = _doi(text, info)
