@@ -230,3 +230,43 @@ def test_health_command_inspect_and_mcp_tool(library: dict[str, Any]) -> None:
 
     answer = asyncio.run(ask())
     assert answer["papers_not_whole"] == 1 and "1 of 3 papers" in answer["summary"]
+
+
+@pytest.mark.slow
+def test_a_project_converted_before_the_ladder_is_reread_by_reindex(  # type: ignore[no-untyped-def]
+        make_settings, unrepaired, tmp_path: Path) -> None:
+    """A project whose cached conversion predates the ledger (glyph soup, no health in its
+    catalog row): `health` names the paper a reindex would re-read, and the reindex does."""
+    import gzip
+
+    from citeloom.convert import convert_file
+    from citeloom.service import CiteLoom
+
+    pdf = tmp_path / "old.pdf"
+    shutil.copy(TYPE3, pdf)
+    app = CiteLoom(make_settings())
+    try:
+        assert app.ingest([pdf], "p").outcome == "ok"
+        project = app.settings.project("p")
+        rec = app.catalog("p").all()[0]
+        assert json.loads(rec.health)["repaired"] == 1
+        # Make it as an older CiteLoom left it: soup in the cache and the index, no ledger.
+        old = convert_file(pdf, unrepaired)
+        old.body.meta = None
+        app.store_conversion(rec.content_hash, project,
+                             gzip.compress(old.model_dump_json().encode()), pdf.name)
+        rec.health = None
+        app.catalog("p").put(rec)
+        info = app.health("p")
+        assert [Path(r["source_path"]).name for r in info["reread"]] == ["old.pdf"]
+        assert info["papers_not_whole"] == 1  # the soup in the index reads as unreadable
+        assert "reindex" in info["summary"]
+
+        report = app.reindex("p")
+        assert report.outcome == "ok" and report.health()["pages"]["repaired"] == 1
+        info = app.health("p")
+        assert info["reread"] == [] and info["papers_not_whole"] == 0
+        hits = app.query("p", "fluctuation of income", top_k=1).hits
+        assert "fluctuation of income" in hits[0].text and not soup(hits[0].text)
+    finally:
+        app.close()

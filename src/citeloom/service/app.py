@@ -405,8 +405,8 @@ class CiteLoom:
         if data is not None:
             try:
                 doc = DoclingDocument.model_validate_json(gzip.decompress(data))
-                if not reread(doc, project):
-                    return doc
+                if not reread(doc, project) or not path.is_file():
+                    return doc  # (a file gone since: its old reading is all there is)
             except Exception as exc:  # a damaged cache entry is re-made, and said
                 cached = self._cache_path(content_hash, project)
                 cached.unlink(missing_ok=True)

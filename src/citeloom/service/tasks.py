@@ -191,8 +191,8 @@ class WorkerSide:
         if self.task.cached is not None:
             try:
                 doc = DoclingDocument.model_validate_json(gzip.decompress(self.task.cached))
-                if not reread(doc, project):
-                    return doc
+                if not reread(doc, project) or not path.is_file():
+                    return doc  # (a file gone since: its old reading is all there is)
             except Exception as exc:
                 if warnings is not None:
                     warnings.append(cache_damaged(path.name, self.task.cache_name, exc))
