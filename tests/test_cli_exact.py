@@ -54,7 +54,8 @@ def test_cli_prints_titles_and_passages_exactly(tmp_path: Path, models_dir: Path
     assert not any(line != line.rstrip() for line in lines)  # no trailing spaces
     assert "\x1b[" not in out.stdout  # not a terminal: no colour codes in the text
     hit = next(line for line in lines if line.startswith("1. "))
-    assert hit.startswith("1. adherence [draft].html · score ")  # no page, no author known
+    # no page, no author or year known: the key made from the title's first two words
+    assert hit.startswith("1. patientadherence · score "), hit
     assert any(line.startswith("score: fusion of meaning") for line in lines)  # its meaning
 
     # --json has the same text: what the plain output shows is the stored passage.
@@ -75,10 +76,11 @@ def test_cli_puts_page_and_author_year_first(tmp_path: Path, models_dir: Path) -
     assert out.returncode == 0, out.stderr
     hits = [line for line in out.stdout.splitlines() if line[:1].isdigit()]
     assert len(hits) == 2
-    for line in hits:  # "1. p. 3 · Datta et al. · 2010 · score 0.6123"
+    for line in hits:  # "1. p. 3 · Datta et al. · datta2010complications · 2010 · score 0.6"
         rank, rest = line.split(". ", 1)
-        page, byline, year, score = rest.split(" · ")
+        page, byline, key, year, score = rest.split(" · ")
         assert page.startswith("p") and byline == "Datta et al." and year == "2010"
+        assert key == "datta2010complications"  # made Better BibTeX's way: no Zotero here
         assert score.startswith("score 0.")
     assert "score: cosine similarity" in out.stdout
     # A page hit names its best chunk and the page's other chunks it shows, as --json has

@@ -42,6 +42,18 @@ def attach_ledger(doc: Any, pages: dict[int, dict[str, Any]]) -> None:
         setattr(doc.body.meta, META_FIELD, entries)
 
 
+def detach_ledger(doc: Any) -> dict[int, dict[str, Any]] | None:
+    """Take the ledger out of ``doc`` (Docling's serializers would print the body's
+    metadata as text) and return it."""
+    entries = page_entries(doc)
+    meta = getattr(doc.body, "meta", None)
+    if entries is not None and meta is not None:
+        (meta.__pydantic_extra__ or {}).pop(META_FIELD, None)
+        if all(v is None for v in meta.model_dump().values()):
+            doc.body.meta = None
+    return entries
+
+
 def page_entries(doc: Any) -> dict[int, dict[str, Any]] | None:
     """The ledger the conversion wrote, or None (converted before it existed, or not a PDF)."""
     meta = getattr(doc.body, "meta", None)

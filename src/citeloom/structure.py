@@ -493,5 +493,12 @@ def restructure(doc: DoclingDocument, pdf_path: str | Path | None = None, *,
     ``pdf_path``: the PDF it was converted from (``password`` if encrypted); adds
     font-based heading levels and hyphens restored from the PDF's text layer. Any other
     path, or none, is fine: everything else works from the document alone.
-    ``strict``: raise instead of logging and skipping a step that fails (tests)."""
+    ``strict``: raise instead of logging and skipping a step that fails (tests).
+
+    The text-health ledger the conversion keeps in the body's metadata is taken out first:
+    Docling's serializers (Markdown, the chunker's) would print it as text. Read it before
+    (``health.ledger_of``), as ``prepare`` does."""
+    from .health import detach_ledger
+
+    detach_ledger(doc)
     return Restructurer(doc, pdf_path, password=password, strict=strict).run()
