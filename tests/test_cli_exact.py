@@ -76,9 +76,9 @@ def test_cli_puts_page_and_author_year_first(tmp_path: Path, models_dir: Path) -
     assert out.returncode == 0, out.stderr
     hits = [line for line in out.stdout.splitlines() if line[:1].isdigit()]
     assert len(hits) == 2
-    for line in hits:  # "1. p. 3 · Datta et al. · datta2010complications · 2010 · score 0.6"
+    for line in hits:  # "1. p. 3 · Datta et al. · 2010 · datta2010complications · score 0.6"
         rank, rest = line.split(". ", 1)
-        page, byline, key, year, score = rest.split(" · ")
+        page, byline, year, key, score = rest.split(" · ")
         assert page.startswith("p") and byline == "Datta et al." and year == "2010"
         assert key == "datta2010complications"  # made Better BibTeX's way: no Zotero here
         assert score.startswith("score 0.")

@@ -247,7 +247,7 @@ def test_a_project_converted_before_the_ladder_is_reread_by_reindex(  # type: ig
     app = CiteLoom(make_settings())
     try:
         assert app.ingest([pdf], "p").outcome == "ok"
-        project = app.settings.project("p")
+        project = app.settings.project("p", create=True)
         rec = app.catalog("p").all()[0]
         assert json.loads(rec.health)["repaired"] == 1
         # Make it as an older CiteLoom left it: soup in the cache and the index, no ledger.
