@@ -20,10 +20,12 @@ Errors are ``{"error": {code, message, hint}}`` with status 400 (a CiteLoom erro
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import fcntl
 import json
 import logging
 import os
+import signal
 import socket
 import threading
 import time
@@ -363,6 +365,8 @@ def run_daemon(settings: Settings) -> int:
             log.info("a daemon already serves %s", paths.data_dir)
             return 0
         paths.pid.write_text(f"{os.getpid()}\n")
+        # `kill -USR1 PID` prints every thread's stack to daemon.log: a hang explains itself.
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
         daemon = Daemon(settings)
         log.info("daemon %d serving %s on %s", os.getpid(), paths.data_dir, paths.socket)
         daemon.serve()
