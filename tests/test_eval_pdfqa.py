@@ -65,6 +65,37 @@ def test_summarise_by_hand() -> None:
                                                                "evidence@5"}
 
 
+def test_bootstrap_intervals_hold_the_mean_and_widen_with_noise() -> None:
+    ones = [1.0] * 40
+    assert ep.bootstrap(ones) == (1.0, 1.0, 1.0)
+    half = [1.0, 0.0] * 20
+    mean, low, high = ep.bootstrap(half)
+    assert mean == 0.5 and 0.3 < low < 0.5 < high < 0.7
+    assert ep.bootstrap(half) == (mean, low, high)  # seeded: the same interval every run
+    # paired: the same questions won and lost give a difference of exactly 0
+    assert ep.bootstrap(half, half) == (0.0, 0.0, 0.0)
+    better = [1.0] * 30 + [0.0] * 10
+    worse = [1.0] * 10 + [0.0] * 30
+    d, lo, hi = ep.bootstrap(better, worse)
+    assert d == 0.5 and lo > 0  # a win the interval holds
+    assert ep.bootstrap([]) == (0.0, 0.0, 0.0)
+
+
+def test_per_question_values_and_halves() -> None:
+    ranks = [{"page": 1, "evidence": None}, {"page": 3, "evidence": 5},
+             {"page": None, "evidence": 1}]
+    assert ep.per_question(ranks, "page@1") == [1.0, 0.0, 0.0]
+    assert ep.per_question(ranks, "page@5") == [1.0, 1.0, 0.0]
+    assert ep.per_question(ranks, "mrr@10") == pytest.approx([1.0, 1 / 3, 0.0])
+    assert ep.per_question(ranks, "evidence@5") == [0.0, 1.0, 1.0]
+    qs = [Question(f"q{i}", "a.pdf", (1,), "e", "q", "topic", half=h)
+          for i, h in enumerate(["tune", "check", "tune"])]
+    got = ep.halves(qs)
+    assert [q.id for q in got["tune"]] == ["q0", "q2"] and [q.id for q in got["check"]] == [
+        "q1"] and len(got["all"]) == 3
+    assert list(ep.halves([Question("x", "a.pdf", (1,), "e", "q", "topic")])) == ["all"]
+
+
 # -- the page-BM25 baseline -----------------------------------------------------------------
 def test_tokens() -> None:
     assert ep.tokens("Heparin-induced (HIT) rates: 3.9%") == ["heparin", "induced", "hit",
@@ -158,6 +189,16 @@ def test_small_pdfqa_run(make_settings, tmp_path: Path,  # type: ignore[no-untyp
         assert r["evidence@5"] <= r["evidence@5_chunk"]  # shown text is part of the chunk
         assert r["query_ms_p50"] > 0
     assert {"date", "machine", "load_average", "command"} <= set(report)
+    # halves (this set's questions are split tune / check), each with intervals and the
+    # paired difference with page BM25
+    halves = report["halves"]
+    assert set(halves) <= {"tune", "check", "all"} and halves["all"]["n"] == n
+    for half in halves.values():
+        ci = half["hybrid-dbsf"]["ci95"]
+        assert ci["page@1"][1] <= ci["page@1"][0] <= ci["page@1"][2]
+        assert "page@1 - page-bm25" in ci and "page@1 - page-bm25" not in half[
+            "page-bm25"]["ci95"]
+    assert "paired with page-bm25" in printed
 
     # a second run skips the unchanged PDFs
     assert ev.cmd_eval(_parse(["pdfqa", "--limit-pdfs", "3", "--corpus-dir", str(CORPUS),

@@ -1,7 +1,7 @@
-"""The packaged PDF question sets (src/citeloom/data/pdfqa_dev.jsonl and the blind
-pdfqa_holdout.jsonl, docs/PDFQA.md): their size and spread, and that every evidence phrase
-is on a page it names, in the PDFs of ../shared/corpus/pdfs (text layer via pypdfium2,
-compared after citeloom.pdfqa.normalise).
+"""The packaged PDF question sets (src/citeloom/data/pdfqa_dev.jsonl, pdfqa_dev2.jsonl and
+the blind pdfqa_holdout.jsonl, docs/PDFQA.md, docs/PDFQA_DEV2.md): their size, spread and
+halves, and that every evidence phrase is on a page it names, in the PDFs of ../shared
+(text layer via pypdfium2, compared after citeloom.pdfqa.normalise).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from citeloom.pdfqa import (
+    HALVES,
     KINDS,
     MAX_WORDS,
     MIN_WORDS,
@@ -25,9 +26,7 @@ from citeloom.pdfqa import (
 )
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CORPUS = SHARED / "corpus" / "pdfs"
-
-SIZES = {"dev": 60, "holdout": 45}  # at least this many questions, over at least 12 PDFs
+SIZES = {"dev": 60, "dev2": 80, "holdout": 45}  # at least this many, over at least 12 PDFs
 
 
 @pytest.fixture(scope="module", params=SETS)
@@ -39,6 +38,16 @@ def test_question_sets_by_size_and_spread(qset: tuple[str, list[Question]]) -> N
     name, questions = qset
     assert len(questions) >= SIZES[name]
     assert len({q.pdf for q in questions}) >= 12
+
+
+def test_dev_sets_have_a_tune_and_a_check_half_of_every_kind() -> None:
+    for name in ("dev", "dev2"):
+        questions = load_devset(name)
+        assert {q.half for q in questions} == set(HALVES), name
+        for half in HALVES:
+            part = [q for q in questions if q.half == half]
+            assert len(part) >= 0.4 * len(questions), (name, half, len(part))
+            assert {q.kind for q in part} == set(KINDS), (name, half)
 
 
 def test_set_names() -> None:
@@ -71,9 +80,10 @@ def test_evidence_is_5_to_15_words(qset: tuple[str, list[Question]]) -> None:
     reason=f"needs the shared corpus: {SHARED} (sibling of the repo root) is missing",
 )
 def test_evidence_found_on_a_listed_page(qset: tuple[str, list[Question]]) -> None:
-    _, QUESTIONS = qset
+    name, QUESTIONS = qset
+    corpus = SHARED / SETS[name]
     pages_by_pdf = {
-        pdf: [normalise(t) for t in page_texts(CORPUS / pdf)] for pdf in {q.pdf for q in QUESTIONS}
+        pdf: [normalise(t) for t in page_texts(corpus / pdf)] for pdf in {q.pdf for q in QUESTIONS}
     }
     missing = []
     for q in QUESTIONS:

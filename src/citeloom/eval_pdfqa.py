@@ -244,6 +244,59 @@ def run_queries(app: Any, project: str, questions: Sequence[Question], corpus: P
     return out
 
 
+# -- intervals -------------------------------------------------------------------------------
+BOOTSTRAP = 2000  # resamples of the questions
+
+
+def per_question(ranks: Sequence[dict[str, int | None]], metric: str) -> list[float]:
+    """One metric's value for each question (1/0 hits, or the reciprocal rank)."""
+    if metric == "mrr@10":
+        return [reciprocal_rank(r["page"]) for r in ranks]
+    key, k = {"page@1": ("page", 1), "page@5": ("page", 5),
+              "evidence@5": ("evidence", 5)}[metric]
+    return [hit_at(r[key], k) for r in ranks]
+
+
+def bootstrap(values: Sequence[float], other: Sequence[float] | None = None,
+              resamples: int = BOOTSTRAP, seed: int = 28) -> tuple[float, float, float]:
+    """The mean of ``values`` (or of ``values - other``, paired by question) and its 95 %
+    percentile-bootstrap interval over the questions, seeded: the same run, the same
+    interval."""
+    import random
+
+    diffs = (list(values) if other is None
+             else [a - b for a, b in zip(values, other, strict=True)])
+    if not diffs:
+        return 0.0, 0.0, 0.0
+    rng = random.Random(seed)
+    means = sorted(statistics.fmean(rng.choices(diffs, k=len(diffs)))
+                   for _ in range(resamples))
+    return (round(statistics.fmean(diffs), 4), round(means[int(0.025 * resamples)], 4),
+            round(means[int(0.975 * resamples) - 1], 4))
+
+
+def halves(questions: Sequence[Question]) -> dict[str, list[Question]]:
+    """The set's tune and check halves (docs/EVALUATION.md), then all of it; a set without
+    halves is reported whole."""
+    out = {h: [q for q in questions if q.half == h] for h in ("tune", "check")}
+    return {**{h: qs for h, qs in out.items() if qs}, "all": list(questions)}
+
+
+def intervals(records: dict[str, dict[str, dict[str, Any]]], questions: Sequence[Question],
+              label: str, against: str = BASELINE) -> dict[str, Any]:
+    """page@1 and page@5 of one run with their 95 % intervals, and its paired difference
+    with ``against`` (the page-BM25 row) on each: [mean, low, high]."""
+    ranks = [records[q.id][label] for q in questions]
+    base = [records[q.id][against] for q in questions]
+    out: dict[str, Any] = {}
+    for metric in ("page@1", "page@5", "mrr@10"):
+        mine = per_question(ranks, metric)
+        out[metric] = list(bootstrap(mine))
+        if label != against:
+            out[f"{metric} - {against}"] = list(bootstrap(mine, per_question(base, metric)))
+    return out
+
+
 def score(records: dict[str, dict[str, dict[str, Any]]], questions: Sequence[Question],
           label: str) -> dict[str, Any]:
     """Overall and per-kind metrics of one run (or the baseline) over the records."""
@@ -307,6 +360,9 @@ def evaluate_pdfqa(settings: Settings, *, corpus_dir: Path,
         },
         "results": {label: score(records, questions, label) for label in labels},
         "baseline": {BASELINE: score(records, questions, BASELINE)},
+        "halves": {half: {"n": len(qs), **{
+            label: {**score(records, qs, label), "ci95": intervals(records, qs, label)}
+            for label in [*labels, BASELINE]}} for half, qs in halves(questions).items()},
         "per_question": [{"id": q.id, "kind": q.kind, "pdf": q.pdf, "pages": list(q.pages),
                           **{label: records[q.id][label] for label in [*labels, BASELINE]}}
                          for q in questions],
@@ -342,4 +398,29 @@ def format_table(report: dict[str, Any]) -> str:
             cells.append(f"{k['page@5']:.2f} / {k['evidence@5']:.2f}" if k else "-")
         n = next(r["by_kind"][kind]["n"] for r in everything.values() if kind in r["by_kind"])
         rows.append(f"{f'{kind} ({n})':<16}" + "".join(f"{cell:>{width}}" for cell in cells))
-    return "\n".join([head, *rows])
+    return "\n".join([head, *rows, *format_halves(report)])
+
+
+def _ci(v: list[float], signed: bool = False) -> str:
+    sign = "+" if signed else ""
+    return f"{v[0]:{sign}.3f} [{v[1]:{sign}.2f}, {v[2]:{sign}.2f}]"
+
+
+def format_halves(report: dict[str, Any]) -> list[str]:
+    """Per half: page@1 and page@5 with 95 % intervals, and each run's paired difference
+    with page BM25 (an interval above 0 is a win that is not noise)."""
+    rows: list[str] = []
+    for half, runs in report.get("halves", {}).items():
+        rows += ["", f"{half} half ({runs['n']} questions): 95 % bootstrap intervals; "
+                 f"differences paired with {BASELINE}",
+                 f"{'run':<18} {'page@1':>20} {'page@5':>20} {'page@1 - bm25':>22} "
+                 f"{'page@5 - bm25':>22}"]
+        for label, r in runs.items():
+            if label == "n":
+                continue
+            ci = r["ci95"]
+            diff = [_ci(ci[f"{m} - {BASELINE}"], True) if f"{m} - {BASELINE}" in ci else "-"
+                    for m in ("page@1", "page@5")]
+            rows.append(f"{label:<18} {_ci(ci['page@1']):>20} {_ci(ci['page@5']):>20} "
+                        f"{diff[0]:>22} {diff[1]:>22}")
+    return rows

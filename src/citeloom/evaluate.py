@@ -555,17 +555,24 @@ def add_eval_parser(subparsers: Any) -> None:
                    help="chunks fetched for Recall@100 (default 200)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--corpus-dir", type=Path, default=None,
-                   help="pdfqa: the folder holding the PDFs (text/…pdf; default "
-                        "shared/corpus/pdfs in or beside the config's or working folder)")
+                   help="pdfqa: the folder the set's PDF paths start from (default: "
+                        "shared/corpus/pdfs, for dev2 shared/, in or beside the config's "
+                        "or working folder)")
     p.add_argument("--limit-pdfs", type=int, default=None, metavar="N",
                    help="pdfqa: only the N smallest PDFs and their questions (quick runs)")
     p.add_argument("--questions", default=None, metavar="SET",
-                   help="pdfqa: the question set, dev (the default; tuned on) or holdout "
-                        "(written blind, never tuned on), or a JSONL file in their format")
+                   help="pdfqa: the question set, dev (the default) or dev2 (each with a "
+                        "tune and a check half), holdout (written blind, never tuned on), "
+                        "or a JSONL file in their format")
 
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     args.project = args.project or PROJECTS[args.dataset]
+    if args.dataset == "pdfqa" and args.project == PROJECTS["pdfqa"] and getattr(
+            args, "questions", None) not in (None, "dev"):  # one project per question set
+        from .pdfqa import set_name
+
+        args.project = f"{args.project}-{set_name(args.questions)}"
     settings = with_overrides(settings, args.project, rrf_k=getattr(args, "rrf_k", None),
                               prefetch=getattr(args, "prefetch", None))
 
@@ -575,9 +582,11 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     table = format_table
     if args.dataset == "pdfqa":
         from . import eval_pdfqa
+        from .pdfqa import SETS
 
         report = eval_pdfqa.evaluate_pdfqa(
-            settings, corpus_dir=args.corpus_dir or shared_dir(settings, "corpus/pdfs"),
+            settings, corpus_dir=args.corpus_dir or shared_dir(
+                settings, SETS.get(args.questions or "dev", "corpus/pdfs")),
             runs=eval_pdfqa.PDFQA_RUNS, project=args.project, limit_pdfs=args.limit_pdfs,
             rebuild=args.rebuild, devset=args.questions, log=log)
         report.update(date=datetime.now(UTC).isoformat(timespec="seconds"),

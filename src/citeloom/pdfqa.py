@@ -45,6 +45,7 @@ class Question:
     question: str
     kind: str
     answer: str = ""  # short reference answer, for people reading the set
+    half: str = ""  # "tune" (levers are chosen on it) or "check" (read only to confirm)
 
 
 normalise = fold_alnum  # NFKC, case-fold, keep only alphanumerics
@@ -84,10 +85,15 @@ def _question(obj: dict) -> Question:
         question=str(obj["question"]),
         kind=str(obj["kind"]),
         answer=str(obj.get("answer", "")),
+        half=str(obj.get("half", "")),
     )
 
 
-SETS = ("dev", "holdout")  # packaged as citeloom/data/pdfqa_<name>.jsonl
+# The packaged sets (citeloom/data/pdfqa_<name>.jsonl), each with the folder under shared/
+# its ``pdf`` paths are relative to: dev and holdout over corpus/ (docs/PDFQA.md), dev2
+# over corpus2/ (docs/PDFQA_DEV2.md).
+SETS = {"dev": "corpus/pdfs", "dev2": ".", "holdout": "corpus/pdfs"}
+HALVES = ("tune", "check")
 
 
 def load_devset(path: str | Path | None = None) -> list[Question]:
