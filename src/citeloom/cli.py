@@ -162,6 +162,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="also search reference lists (left out by default)")
     q.add_argument("--per-doc", action="store_true", help="one best passage per paper: "
                    "--top-k papers whenever the project has that many")
+    q.add_argument("--full", action="store_true", help="each hit's whole passage, chunk ids "
+                   "and link (default: the sentences that answer, for --similar-to use --full)")
     q.add_argument("--per-chunk", action="store_true", help="one hit per chunk, several may "
                    "come from one page (default: one hit per page, showing that page's "
                    "best-matching passages together)")
@@ -421,7 +423,7 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
     if args.json:
         _print_json(data)
         return EXIT_OK
-    _print_hits(header, hits, show_project=across,
+    _print_hits(header, hits, show_project=across, full=args.full or bool(args.similar_to),
                 answer=None if args.similar_to else result.to_dict())
     for s in skipped:
         print(f"skipped {s['project']}: {s['code']}: {s['message']} — {s['hint']}",

@@ -23,15 +23,26 @@ def plain_console() -> Any:
     return Console(markup=False, emoji=False, highlight=False, soft_wrap=True)
 
 
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
+
+
 def print_hits(header: str, hits: list[Any], show_project: bool = False,
-                answer: dict[str, Any] | None = None) -> None:
-    """Each hit: page, author · year and score first, then the title, the section, the
-    passage on one line (exactly its text), the chunk id and link. ``answer`` (a query's)
-    adds what the score means, and why there are no hits or which documents a filter
-    left out."""
+               answer: dict[str, Any] | None = None, full: bool = False,
+               console: Any = None) -> None:
+    """Each hit: page, author · year, citekey and score first, then the title and the
+    section, then the sentences that best answer the query (``payload.snippet``, its
+    words highlighted). ``full``: the whole title and section, the passage on one line
+    (exactly its text), the chunk ids and link. ``answer`` (a query's) adds what the
+    score means, and why there are no hits or which documents a filter left out.
+    ``console``: where to print (the terminal's by default)."""
     from rich.text import Text
 
-    console = plain_console()
+    from .payload import snippet, term_spans
+
+    query = "\n".join([answer.get("query", ""), *(answer.get("also") or [])]) if answer else ""
+
+    console = console or plain_console()
     console.print(Text(header, style="dim"))
     if answer is not None:
         console.print(Text(f"score: {answer['score']}", style="dim"))
@@ -54,13 +65,24 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
                                                                 else ""), style="magenta")
         line.append(f" · score {h.score:.4f}", style="dim")
         console.print(line)
-        if h.title:
-            console.print(Text("   " + h.title, style="bold"))
         # A page hit's sections in reading order, each once (its parts may span two).
         sections = list(dict.fromkeys(x["section_path"] for x in h.parts if x["section_path"]))
-        if sections or h.section_path:
-            console.print(Text("   § " + (" | ".join(sections) or h.section_path),
-                               style="green"))
+        section = " | ".join(sections) or h.section_path
+        if not full:
+            about = Text("   " + _clip(h.title, 60), style="bold") if h.title else Text("  ")
+            if section:
+                about.append(" § " + _clip(section, 40), style="green")
+            console.print(about)
+            shown = snippet(h.text, query or None)
+            text = Text("   " + shown)
+            for start, end in term_spans(shown, query) if query else []:
+                text.stylize("bold yellow", start + 3, end + 3)
+            console.print(text)
+            continue
+        if h.title:
+            console.print(Text("   " + h.title, style="bold"))
+        if section:
+            console.print(Text("   § " + section, style="green"))
         # One line: a paragraph break becomes a space, nothing else in the text changes.
         console.print(Text("   " + re.sub(r"\s*\n\s*", " ", h.text.strip())))
         chunks = (f"chunk {h.chunk_id}" if not h.parts else

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
-from .payload import shorten
+from .payload import shorten, snippet
 from .pdfqa import KINDS, Question, load_devset, normalise, page_texts, set_name
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def summarise(ranks: Sequence[dict[str, int | None]]) -> dict[str, float]:
         "mrr@10": statistics.fmean(reciprocal_rank(r["page"]) for r in ranks),
         "evidence@5": statistics.fmean(hit_at(r["evidence"], 5) for r in ranks),
     }
-    for key in ("head", "chunk"):
+    for key in ("head", "chunk", "snippet"):
         if all(key in r for r in ranks):
             out[f"evidence@5_{key}"] = statistics.fmean(hit_at(r[key], 5) for r in ranks)
     return {k: round(v, 4) for k, v in out.items()}
@@ -237,6 +237,9 @@ def run_queries(app: Any, project: str, questions: Sequence[Question], corpus: P
                 "head": first_rank(evidence_in(q.evidence, "\n\n".join(
                     shorten(t, max_chars) for t in ts)) for ts in full),
                 "chunk": first_rank(evidence_in(q.evidence, "\n\n".join(ts)) for ts in full),
+                "snippet": first_rank(evidence_in(q.evidence, snippet(h.text, q.question))
+                                      for h in hits),
+                "terminal_chars": terminal_chars(res),
                 "ms": res.timings_ms["total"],
             }
         if n % 20 == 0:
@@ -297,6 +300,22 @@ def intervals(records: dict[str, dict[str, dict[str, Any]]], questions: Sequence
     return out
 
 
+def terminal_chars(result: Any, top: int = 5) -> int:
+    """How many characters ``citeloom query`` prints for the top ``top`` hits of
+    ``result`` by default (the compact snippets), header included."""
+    import io
+
+    from rich.console import Console
+
+    from .cli_hits import print_hits
+
+    out = io.StringIO()
+    console = Console(file=out, markup=False, emoji=False, highlight=False, soft_wrap=True,
+                      color_system=None)
+    print_hits("header", result.hits[:top], answer=result.to_dict(), console=console)
+    return len(out.getvalue())
+
+
 def score(records: dict[str, dict[str, dict[str, Any]]], questions: Sequence[Question],
           label: str) -> dict[str, Any]:
     """Overall and per-kind metrics of one run (or the baseline) over the records."""
@@ -309,6 +328,10 @@ def score(records: dict[str, dict[str, dict[str, Any]]], questions: Sequence[Que
     out: dict[str, Any] = {"n": len(ranks), **summarise(ranks), "by_kind": by_kind}
     if all("ms" in r for r in ranks):
         out["query_ms_p50"] = round(statistics.median(r["ms"] for r in ranks), 2)
+    if all("terminal_chars" in r for r in ranks):
+        chars = sorted(r["terminal_chars"] for r in ranks)
+        out["terminal_chars_p50"] = statistics.median(chars)
+        out["terminal_chars_max"] = chars[-1]
     return out
 
 
@@ -377,7 +400,8 @@ def format_table(report: dict[str, Any]) -> str:
             f"{c['pdfs']} PDFs / {c['pages']} pages / {c['chunks']} chunks, "
             f"passage_chars={s['passage_chars']}, rrf_k={s['rrf_k']} prefetch={s['prefetch']}")
     rows = [f"{'run':<18} {'page@1':>7} {'page@5':>7} {'MRR@10':>7} {'ev@5':>7} "
-            f"{'ev@5 head':>9} {'ev@5 chunk':>10} {'p50 ms':>7}"]
+            f"{'ev@5 head':>9} {'ev@5 chunk':>10} {'ev@5 snip':>9} {'chars':>6} "
+            f"{'p50 ms':>7}"]
     everything = {**report["results"], **report["baseline"]}
     def cell(r: dict[str, Any], key: str, width: int, fmt: str = ".3f") -> str:
         return f"{r[key]:>{width}{fmt}}" if key in r else f"{'-':>{width}}"
@@ -386,6 +410,7 @@ def format_table(report: dict[str, Any]) -> str:
         rows.append(f"{label:<18} {cell(r, 'page@1', 7)} {cell(r, 'page@5', 7)} "
                     f"{cell(r, 'mrr@10', 7)} {cell(r, 'evidence@5', 7)} "
                     f"{cell(r, 'evidence@5_head', 9)} {cell(r, 'evidence@5_chunk', 10)} "
+                    f"{cell(r, 'evidence@5_snippet', 9)} {cell(r, 'terminal_chars_p50', 6, '.0f')} "
                     f"{cell(r, 'query_ms_p50', 7, '.1f')}")
     kinds = [k for k in KINDS if any(k in r["by_kind"] for r in everything.values())]
     width = max(13, *(len(label) + 2 for label in everything))

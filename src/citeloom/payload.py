@@ -408,6 +408,25 @@ def window(text: str, max_chars: int, query: str | None = None) -> str:
             + (" " + ELLIPSIS if end < len(text) else ""))
 
 
+# What the CLI prints of a hit by default (``--full``: all of it): the sentences that answer,
+# so five hits fit a terminal (docs/DECISIONS.md "What a person sees at the terminal").
+SNIPPET_CHARS = 300
+
+
+def snippet(text: str, query: str | None, max_chars: int = SNIPPET_CHARS) -> str:
+    """The sentences of a hit's shown text that best match ``query`` (:func:`window`), on
+    one line: a paragraph break becomes a space, nothing else changes."""
+    return window(re.sub(r"\s*\n\s*", " ", text.strip()), max_chars, query)
+
+
+def term_spans(text: str, query: str) -> list[tuple[int, int]]:
+    """(start, end) of each word of ``text`` that is one of ``query``'s terms
+    (:func:`terms`): what the CLI highlights."""
+    want = terms(query)
+    return [(m.start(), m.end()) for m in _WORD.finditer(text)
+            if want and terms(m.group()) & want]
+
+
 PART_GAP = "\n\n…\n\n"  # between two chunks of a page hit that do not follow each other
 
 
