@@ -60,6 +60,23 @@ def collect(args: argparse.Namespace) -> None:
         pages[f"{p['source_path']}#{p['page_start']}"].append(h)
     keys = list(pages)
     bm25 = BM25([tokens("\n".join(h.payload["chunk_text"] for h in pages[k])) for k in keys])
+    # the same over Qdrant's BM25 terms (stopwords out, Snowball stems), as an index
+    # would store it: a page's term weights with the pages' mean length, IDF over pages
+    from qdrant_edge import Bm25, Bm25Config
+
+    page_text = {k: "\n".join(h.payload["chunk_text"] for h in pages[k]) for k in keys}
+    probe = Bm25(Bm25Config(language="english"))
+    mean_len = statistics.fmean(len(probe.embed_document(t).indices) or 1
+                                for t in page_text.values()) * 1.6
+    stem = Bm25(Bm25Config(language="english", avg_len=mean_len))
+    page_vec = {k: dict(zip(v.indices, v.values, strict=True))
+                for k, v in ((k, stem.embed_document(t)) for k, t in page_text.items())}
+    df: dict[int, int] = defaultdict(int)
+    for vec in page_vec.values():
+        for t in vec:
+            df[t] += 1
+    n_pages = len(page_vec)
+    idf = {t: math.log(1 + (n_pages - d + 0.5) / (d + 0.5)) for t, d in df.items()}
     span = {k: (min(h.payload["page_start"] for h in v),
                 max(h.payload.get("page_end") or h.payload["page_start"] for h in v))
             for k, v in pages.items()}
@@ -98,6 +115,12 @@ def collect(args: argparse.Namespace) -> None:
         for i in top_bm25:
             if scores[i] > 0:
                 feats[keys[i]]["bm25"] = scores[i]
+        qterms = set(stem.embed_query(q.question).indices)
+        stemmed = {k: sum(idf[t] * vec[t] for t in qterms if t in vec)
+                   for k, vec in page_vec.items()}
+        for k in sorted(stemmed, key=lambda k: -stemmed[k])[:100]:
+            if stemmed[k] > 0:
+                feats[k]["bm25s"] = stemmed[k]
         if ce is not None:
             want = list(dict.fromkeys([*default[:args.ce],
                                        *[keys[i] for i in top_bm25[:args.ce]]]))
@@ -197,7 +220,12 @@ def systems(q: dict, grid: bool = False) -> dict[str, list[str] | int | None]:
     out: dict[str, list[str] | int | None] = {
         "default": q["default"],
         "bm25-index": fused_ranking(q, {"bm25": 1}),
+        "bm25s-index": fused_ranking(q, {"bm25s": 1}),
     }
+    for wb in (0.5, 1, 2):
+        out[f"d2s1+bm25s x{wb}"] = fused_ranking(q, {"dense": 2, "sparse": 1, "bm25s": wb})
+        out[f"fused+bm25s x{wb}"] = fused_ranking(q, {"fused": 1, "bm25s": wb})
+        out[f"d1+bm25s x{wb}"] = fused_ranking(q, {"dense": 1, "bm25s": wb})
     for wb in (0.5, 1, 2, 3):
         out[f"d2s1+bm25x{wb}"] = fused_ranking(q, {"dense": 2, "sparse": 1, "bm25": wb})
         out[f"fused+bm25x{wb}"] = fused_ranking(q, {"fused": 1, "bm25": wb})

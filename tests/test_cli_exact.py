@@ -44,7 +44,7 @@ def test_cli_prints_titles_and_passages_exactly(tmp_path: Path, models_dir: Path
     assert "adherence [draft].html" in done.stderr  # file names are not markup either
 
     out = cli(tmp_path, models_dir, "query", "tablets adherence dry season", "-p", "q",
-              "-k", "1")
+              "-k", "1", "--full")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert f"   {TITLE}" in lines
@@ -57,6 +57,14 @@ def test_cli_prints_titles_and_passages_exactly(tmp_path: Path, models_dir: Path
     # no page, no author or year known: the key made from the title's first two words
     assert hit.startswith("1. patientadherence · score "), hit
     assert any(line.startswith("score: fusion of meaning") for line in lines)  # its meaning
+
+    # By default a hit is compact: title and section on one line (clipped), then the
+    # sentences that answer (here the whole passage: it is short), exactly as written.
+    compact = cli(tmp_path, models_dir, "query", "tablets adherence dry season", "-p", "q",
+                  "-k", "1").stdout.splitlines()
+    assert f"   {TITLE} § {TITLE[:39]}…" in compact  # the section clipped at 40
+    assert f"   {QUOTE} {MARKUP}" in compact
+    assert not any(line.startswith("   chunk ") for line in compact)
 
     # --json has the same text: what the plain output shows is the stored passage.
     data = json.loads(cli(tmp_path, models_dir, "query", "tablets adherence dry season",
@@ -72,7 +80,7 @@ def test_cli_puts_page_and_author_year_first(tmp_path: Path, models_dir: Path) -
                "-p", "d")
     assert done.returncode == 0, done.stderr
     out = cli(tmp_path, models_dir, "query", "vena cava filters migrate", "-p", "d", "-k",
-              "2", "--mode", "dense")
+              "2", "--mode", "dense", "--full")
     assert out.returncode == 0, out.stderr
     hits = [line for line in out.stdout.splitlines() if line[:1].isdigit()]
     assert len(hits) == 2
@@ -95,9 +103,30 @@ def test_cli_puts_page_and_author_year_first(tmp_path: Path, models_dir: Path) -
                                                     if others else ""))
     assert any(h["parts"] for h in data["hits"])  # page 1 has several matching chunks
     single = cli(tmp_path, models_dir, "query", "vena cava filters migrate", "-p", "d", "-k",
-                 "2", "--mode", "dense", "--per-chunk")
+                 "2", "--mode", "dense", "--per-chunk", "--full")
     assert sum(line.startswith("   chunk ") and "(best)" not in line
                for line in single.stdout.splitlines()) == 2
+    # The default output of five hits fits a terminal: each hit's page, byline and key
+    # first, then the answering sentences (at most payload.SNIPPET_CHARS), words of the
+    # query highlighted on a terminal only.
+    from citeloom.payload import SNIPPET_CHARS
+
+    five = cli(tmp_path, models_dir, "query", "vena cava filters migrate", "-p", "d", "-k",
+               "5")
+    assert five.returncode == 0, five.stderr
+    assert len(five.stdout) <= 2500, len(five.stdout)
+    lines = five.stdout.splitlines()
+    firsts = [i for i, line in enumerate(lines) if line[:1].isdigit()]
+    assert len(firsts) == 5
+    full = json.loads(cli(tmp_path, models_dir, "query", "vena cava filters migrate", "-p",
+                          "d", "-k", "5", "--json").stdout)["hits"]
+    for i, h in zip(firsts, full, strict=True):
+        shown = lines[i + 2].strip()
+        assert len(shown) <= SNIPPET_CHARS
+        one_line = re.sub(r"\s*\n\s*", " ", h["text"])
+        assert shown.strip("… ") in one_line  # the passage's own words, cut at sentences
+    assert any(re.search(r"\b(filters?|cava|migrat\w*)\b", lines[i + 2], re.I)
+               for i in firsts)
     # --also: the question again in the paper's language, named in the header
     also = cli(tmp_path, models_dir, "query", "filtres cave migration", "-p", "d", "-k", "2",
                "--also", "vena cava filters migrate")

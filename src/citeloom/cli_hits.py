@@ -45,7 +45,8 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
     console = console or plain_console()
     console.print(Text(header, style="dim"))
     if answer is not None:
-        console.print(Text(f"score: {answer['score']}", style="dim"))
+        meaning = answer["score"] if full else re.split(r"[:;(]", answer["score"])[0].strip()
+        console.print(Text(f"score: {meaning}", style="dim"))
         for key, n in (answer.get("excluded") or {}).items():
             console.print(Text(f"note: {n} document{'' if n == 1 else 's'} without {key} "
                                "cannot match this filter", style="yellow"))
