@@ -110,6 +110,7 @@ def collect(args: argparse.Namespace) -> None:
                     feats[key][name] = score
                 if name == "fused" and score > best_chunk.get(key, (-math.inf, ""))[0]:
                     best_chunk[key] = (score, cid)
+        fused_score = {h.id: h.score for h in fused}
         scores = bm25.scores(tokens(q.question))
         top_bm25 = sorted(range(len(keys)), key=lambda i: -scores[i])[:100]
         for i in top_bm25:
@@ -123,13 +124,14 @@ def collect(args: argparse.Namespace) -> None:
                 feats[k]["bm25s"] = stemmed[k]
         if ce is not None:
             want = list(dict.fromkeys([*default[:args.ce],
-                                       *[keys[i] for i in top_bm25[:args.ce]]]))
+                                       *[keys[i] for i in top_bm25[:args.ce]]]))  # noqa: E501
             for key in want:
                 if key not in pages:
                     continue
-                # the page's best chunk by the fused ranking, else its first chunk; and the
-                # page's other chunks too: the page's CE score is its best chunk's
-                cands = [h.id for h in pages[key]][:6]
+                # the page's two best chunks by the fused ranking (else its first two):
+                # the page's CE score is the better of them
+                ranked = sorted(pages[key], key=lambda h: -fused_score.get(h.id, -1e9))
+                cands = [h.id for h in ranked][:2]
                 vals = ce.score(q.question, [text_of[c] for c in cands])
                 feats[key]["ce"] = max(vals)
         out.append({
@@ -221,6 +223,12 @@ def systems(q: dict, grid: bool = False) -> dict[str, list[str] | int | None]:
         "default": q["default"],
         "bm25-index": fused_ranking(q, {"bm25": 1}),
         "bm25s-index": fused_ranking(q, {"bm25s": 1}),
+        # the last issue's rules, re-measured: page evidence off (a page scores its best
+        # chunk), and the dense weight of DBSF
+        "fused-best-chunk": fused_ranking(q, {"fused": 1}),
+        "d1s1": fused_ranking(q, {"dense": 1, "sparse": 1}),
+        "d2s1": fused_ranking(q, {"dense": 2, "sparse": 1}),
+        "d3s1": fused_ranking(q, {"dense": 3, "sparse": 1}),
     }
     for wb in (0.5, 1, 2):
         out[f"d2s1+bm25s x{wb}"] = fused_ranking(q, {"dense": 2, "sparse": 1, "bm25s": wb})
@@ -230,10 +238,11 @@ def systems(q: dict, grid: bool = False) -> dict[str, list[str] | int | None]:
         out[f"d2s1+bm25x{wb}"] = fused_ranking(q, {"dense": 2, "sparse": 1, "bm25": wb})
         out[f"fused+bm25x{wb}"] = fused_ranking(q, {"fused": 1, "bm25": wb})
         out[f"d1+bm25x{wb}"] = fused_ranking(q, {"dense": 1, "bm25": wb})
-    for wce in (0.5, 1, 2, 4):
-        first = fused_ranking(q, {"dense": 2, "sparse": 1, "bm25": 1})
-        out[f"d2s1bm1>ce{wce}"] = rerank(q, first, 10, wce)
-        out[f"default>ce{wce}"] = rerank(q, q["default"], 10, wce)
+    for wce in (0.5, 1, 2, 4, 100):
+        for n in (3, 5):
+            out[f"default>ce{wce}@{n}"] = rerank(q, q["default"], n, wce)
+            first = fused_ranking(q, {"dense": 2, "sparse": 1, "bm25s": 1})
+            out[f"d2s1bm25s>ce{wce}@{n}"] = rerank(q, first, n, wce)
     return out
 
 
@@ -242,7 +251,7 @@ def report(args: argparse.Namespace) -> None:
         data = json.loads(Path(path).read_text())
         qs = data["questions"]
         print(f"\n== {data['set']} ({len(qs)} q) ==")
-        for half in ("tune", "check"):
+        for half in args.halves.split(","):
             part = [q for q in qs if q["half"] == half]
             ranks: dict[str, list] = defaultdict(list)
             for q in part:
@@ -274,6 +283,7 @@ def main() -> None:
     c.add_argument("--out", required=True)
     r = sub.add_parser("report")
     r.add_argument("files", nargs="+")
+    r.add_argument("--halves", default="tune", help="tune (choose on it), check (confirm)")
     args = ap.parse_args()
     collect(args) if args.cmd == "collect" else report(args)
 

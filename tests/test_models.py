@@ -20,7 +20,7 @@ def test_second_provision_writes_nothing(models_dir: Path) -> None:
     after = {p: p.stat().st_mtime_ns for p in models_dir.rglob("*") if p.is_file()}
     assert after == before
     kinds = {a.kind for a in arts}
-    assert kinds == {"dense", "layout", "tiktoken"}
+    assert kinds == {"dense", "layout", "tiktoken", "rerank"}
     assert all(len(a.sha256) == 64 and a.bytes > 0 for a in arts)
 
 

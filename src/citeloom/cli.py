@@ -162,6 +162,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="also search reference lists (left out by default)")
     q.add_argument("--per-doc", action="store_true", help="one best passage per paper: "
                    "--top-k papers whenever the project has that many")
+    q.add_argument("--rerank", type=int, metavar="N", help="the cross-encoder re-reads "
+                   "the first N hits (default: the project's rerank_depth, 0: off)")
     q.add_argument("--full", action="store_true", help="each hit's whole passage, chunk ids "
                    "and link (default: the sentences that answer, for --similar-to use --full)")
     q.add_argument("--per-chunk", action="store_true", help="one hit per chunk, several may "
@@ -408,7 +410,7 @@ def _cmd_query(args: argparse.Namespace, settings: Any) -> int:
                 mode=args.mode, top_k=args.top_k, fusion=args.fusion, flt=_filter(args),
                 group_by_doc=args.per_doc, include_references=args.include_references,
                 max_chars=settings.passage_chars, per_page=not args.per_chunk,
-                also=args.also)
+                also=args.also, rerank=args.rerank)
             result = (app.query_many(many, args.text, **kw) if across
                       else app.query(project, args.text, **kw))
             hits, skipped, warnings = result.hits, result.skipped, result.warnings

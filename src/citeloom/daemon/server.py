@@ -57,7 +57,7 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
             max_chars=a.get("max_chars", PASSAGE_CHARS), per_page=a.get("per_page", True),
-            also=a.get("also")).to_dict(),
+            also=a.get("also"), rerank=a.get("rerank")).to_dict(),
         "similar": lambda a: [hit_json(p) for p in app.similar(
             a["project"], a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
             _filter(a.get("flt")), a.get("max_chars", PASSAGE_CHARS))],
@@ -76,7 +76,7 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
             group_by_doc=a.get("group_by_doc", False),
             include_references=a.get("include_references", False),
             max_chars=a.get("max_chars", PASSAGE_CHARS), per_page=a.get("per_page", True),
-            also=a.get("also")).to_dict(),
+            also=a.get("also"), rerank=a.get("rerank")).to_dict(),
         "similar_many": lambda a: app.similar_many(
             a.get("projects"), a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
             _filter(a.get("flt")), a.get("max_chars", PASSAGE_CHARS)).to_dict(),

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 
     from ..chunk import Chunker
     from ..embed import DenseEmbedder, SparseEmbedder
+    from ..rerank import CrossEncoder
     from ..worker import ConversionWorker
 
 
@@ -87,6 +88,7 @@ class CiteLoom:
         use_offline_runtime(settings.models_dir)
         self._dense: dict[str, DenseEmbedder] = {}
         self._sparse: SparseEmbedder | None = None
+        self._reranker: CrossEncoder | None = None
         self._chunkers: dict[tuple[str, int], Chunker] = {}
         self._workers: dict[Any, ConversionWorker] = {}
         self._stores: dict[str, Store] = {}
@@ -119,6 +121,18 @@ class CiteLoom:
                 self._dense[model_id] = DenseEmbedder(self.settings.models_dir, model_id,
                                                       threads=self.settings.threads)
             return self._dense[model_id]
+
+    def reranker(self) -> CrossEncoder:
+        """The second-stage cross-encoder (``rerank.py``), loaded on first use."""
+        with self._load:
+            if self._reranker is None:
+                from ..models import require, reranker_dir
+                from ..rerank import CrossEncoder
+
+                require(self.settings.models_dir)
+                self._reranker = CrossEncoder(reranker_dir(self.settings.models_dir),
+                                              threads=self.settings.threads)
+            return self._reranker
 
     def sparse(self) -> SparseEmbedder:
         with self._load:
@@ -602,11 +616,11 @@ class CiteLoom:
               top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
               group_by_doc: bool = False, include_references: bool = False,
               max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-              also: list[str] | None = None) -> QueryResult:
+              also: list[str] | None = None, rerank: int | None = None) -> QueryResult:
         return search.query(self, project_name, text, mode=mode, top_k=top_k, fusion=fusion,
                             flt=flt, group_by_doc=group_by_doc,
                             include_references=include_references, max_chars=max_chars,
-                            per_page=per_page, also=also)
+                            per_page=per_page, also=also, rerank=rerank)
 
     def similar(self, project_name: str | None, chunk_ids: list[str],
                 negative_ids: list[str] | None = None, top_k: int = 10,
@@ -619,12 +633,12 @@ class CiteLoom:
                    flt: SearchFilter | None = None,
                    group_by_doc: bool = False, include_references: bool = False,
                    max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-                   also: list[str] | None = None) -> QueryResult:
+                   also: list[str] | None = None, rerank: int | None = None) -> QueryResult:
         """One question across ``projects`` (None: every project with an index)."""
         return search.query_many(self, projects, text, mode=mode, top_k=top_k, fusion=fusion,
                                  flt=flt, group_by_doc=group_by_doc,
                                  include_references=include_references, max_chars=max_chars,
-                                 per_page=per_page, also=also)
+                                 per_page=per_page, also=also, rerank=rerank)
 
     def similar_many(self, projects: list[str] | None, chunk_ids: list[str],
                      negative_ids: list[str] | None = None, top_k: int = 10,

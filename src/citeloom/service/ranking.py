@@ -168,3 +168,34 @@ def summed(runs: list[list[Hit]]) -> list[Hit]:
             first.setdefault(h.id, h)
     order = sorted(total, key=lambda i: -total[i])
     return [dataclasses.replace(first[i], score=total[i]) for i in order]
+
+
+# -- the second stage -----------------------------------------------------------------------
+# How many of the first stage's hits the cross-encoder re-reads, and how much its verdict
+# counts beside their first-stage order (docs/EVALUATION.md "Levers").
+RERANK_DEPTH = 5
+RERANK_WEIGHT = 1.0
+RERANK_PARTS = 2  # a page hit is judged by the better of its best two chunks
+
+
+def rerank_texts(hit: Hit) -> list[str]:
+    """What the cross-encoder reads of a hit: its best chunk and, for a page hit, its next
+    best (``RERANK_PARTS`` in all)."""
+    return [h.payload.get("chunk_text", "") for h in [hit, *hit.parts][:RERANK_PARTS]]
+
+
+def reranked(hits: list[Hit], verdicts: list[float], weight: float = RERANK_WEIGHT
+             ) -> list[Hit]:
+    """The first ``len(verdicts)`` hits re-ordered: each scores its first-stage place
+    (1 for the first, falling by 1/n a place) plus ``weight`` times its cross-encoder
+    verdict scaled to [0, 1] among them; the rest follow as they were. A place counts as
+    much as the whole verdict range at weight 1: the verdict breaks near-ties and moves a
+    hit up a place or two, and never buries the first stage's clear winner on a
+    verdict alone unless the others read far better."""
+    n = len(verdicts)
+    if n < 2:
+        return hits
+    low, high = min(verdicts), max(verdicts)
+    scale = [(v - low) / (high - low) if high > low else 0.5 for v in verdicts]
+    order = sorted(range(n), key=lambda i: -((1 - i / n) + weight * scale[i]))
+    return [hits[i] for i in order] + hits[n:]

@@ -23,6 +23,7 @@ from ..errors import (
 )
 from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
 from ..payload import PASSAGE_CHARS, Passage, hit_json, passage
+from ..rerank import RERANK_MODEL
 from .ranking import (
     Evidence,
     best_per_doc,
@@ -32,6 +33,8 @@ from .ranking import (
     normalised,
     page_count,
     quoted_phrases,
+    rerank_texts,
+    reranked,
     summed,
     window_query,
 )
@@ -195,12 +198,13 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
           top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
           group_by_doc: bool = False, include_references: bool = False,
           max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-          also: list[str] | None = None) -> QueryResult:
+          also: list[str] | None = None, rerank: int | None = None) -> QueryResult:
     """Search a project. ``per_page`` (the default): one hit per page, showing the page's
     best-matching chunks (:func:`by_page`). A chunk longer than ``max_chars`` shows the
     part that best matches ``text`` (``payload.window``). ``also``: the same question in
     other words or another language, each searched too, the rankings summed
-    (:func:`search_index`)."""
+    (:func:`search_index`). ``rerank``: how many of the first hits the cross-encoder
+    re-reads (:func:`second_stage`); None: the project's ``rerank_depth``, 0: none."""
     t0 = time.perf_counter()
     _check_query(text, top_k, mode, fusion)
     also = check_also(also)
@@ -218,20 +222,35 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
                         extra=extra, dense_weight=lock.dense_weight)
     excluded = excluded_for(app, project.name, given)
     t3 = time.perf_counter()
+    depth = project.rerank_depth if rerank is None else rerank
+    hits = second_stage(app, text, hits, depth)
+    t4 = time.perf_counter()
     return QueryResult(
         excluded=excluded,
         reason=None if hits else empty_reason(app, project.name, given, excluded, mode,
                                               flt.phrases),
         project=project.name, query=text, also=also, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
-        models={"dense": lock.dense_model, "sparse": lock.sparse_model},
+        models={"dense": lock.dense_model, "sparse": lock.sparse_model,
+                **({"rerank": RERANK_MODEL} if depth >= 2 else {})},
         hits=[passage(rank, h, max_chars, query=window_query(text, also),
                       project=project.name) for rank, h in enumerate(hits, 1)],
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
-                    "total": _ms(t0, time.perf_counter())},
+                    "rerank": _ms(t3, t4), "total": _ms(t0, time.perf_counter())},
         correlation_id=uuid.uuid4().hex[:12], projects=[project.name],
         warnings=catalog_warnings(app, project.name),
     )
+
+
+def second_stage(app: Any, text: str, hits: list[Hit], depth: int) -> list[Hit]:
+    """The first ``depth`` hits re-read with the question by the cross-encoder and
+    re-ordered (``ranking.reranked``); annotations and notes are read as their text."""
+    if depth < 2 or len(hits) < 2:
+        return hits
+    head = hits[:depth]
+    model = app.reranker()
+    verdicts = [max(model.score(text, rerank_texts(h))) for h in head]
+    return reranked(hits, verdicts)
 
 
 def catalog_warnings(app: Any, name: str) -> list[dict[str, str]]:
@@ -310,7 +329,7 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
                top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
                group_by_doc: bool = False, include_references: bool = False,
                max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-               also: list[str] | None = None) -> QueryResult:
+               also: list[str] | None = None, rerank: int | None = None) -> QueryResult:
     """Search several projects (None: all with an index) with the same question and
     filters, and merge their rankings (:func:`merge`). A project that cannot answer
     (missing, locked by another process, no sparse vectors for hybrid…) is reported in
@@ -356,15 +375,23 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
         raise _none_answered(skipped)
     rule, merged = merge(ranked, mode, top_k)
     t3 = time.perf_counter()
+    depth = rerank if rerank is not None else min(
+        app.settings.project(name, create=True).rerank_depth for name, _, _ in ranked)
+    if depth >= 2 and len(merged) >= 2:  # the merged list, re-read as one
+        order = second_stage(app, text, [h for _, h in merged], depth)
+        where = {id(h): name for name, h in merged}
+        merged = [(where[id(h)], h) for h in order]
+    t4 = time.perf_counter()
     return QueryResult(
         excluded=excluded, reason=None if merged else _reasons(reasons),
         project=None, query=text, also=also, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
-        models=_models([lock for _, lock, _ in ranked]),
+        models={**_models([lock for _, lock, _ in ranked]),
+                **({"rerank": RERANK_MODEL} if depth >= 2 else {})},
         hits=[passage(rank, h, max_chars, query=window_query(text, also), project=name)
               for rank, (name, h) in enumerate(merged, 1)],
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
-                    "total": _ms(t0, time.perf_counter())},
+                    "rerank": _ms(t3, t4), "total": _ms(t0, time.perf_counter())},
         correlation_id=uuid.uuid4().hex[:12], projects=[name for name, _, _ in ranked],
         skipped=skipped, merge=rule,
         warnings=[w for name, _, _ in ranked for w in catalog_warnings(app, name)])
