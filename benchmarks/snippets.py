@@ -74,14 +74,13 @@ def main() -> None:
         hits = app.query(project, q.question, rerank=False).hits[:5]
         row = {"id": q.id, "kind": q.kind, "half": q.half,
                "shown": any(evidence_in(q.evidence, h.text) for h in hits)}
-        for size in (300, 350, 400):
+        for size in (300, 350, 360, 400):
             row[f"window{size}"] = any(evidence_in(q.evidence, window(one_line(h.text), size,
                                                                        q.question))
                                        for h in hits)
             row[f"idf{size}"] = any(evidence_in(q.evidence, weighted_window(
                 h.text, q.question, size, idf)) for h in hits)
-            row[f"after{size}"] = any(evidence_in(q.evidence, window(
-                one_line(h.text), size, q.question, after_first=True)) for h in hits)
+
         rows.append(row)
     app.close()
     keys = [k for k in rows[0] if k not in ("id", "kind", "half")]

@@ -358,17 +358,14 @@ def _segments(text: str, longest: int) -> list[tuple[int, int]]:
     return out
 
 
-def window(text: str, max_chars: int, query: str | None = None,
-           after_first: bool = False) -> str:
+def window(text: str, max_chars: int, query: str | None = None) -> str:
     """What a hit shows of its chunk: all of it when it fits ``max_chars``; else the run of
     whole sentences that holds the most distinct query terms (:func:`terms`) within the
     budget — the shortest (densest) such run, then the earliest — widened by neighbouring
     sentences (before, after, in turn) while they fit, then topped up with the words that
     follow (or, at the chunk's end, precede). Without a query, or when no sentence holds a
     query term, the run starts at the first sentence: the chunk's head. Cuts are marked
-    ``…``; the result is never longer than ``max_chars``. ``after_first``: widened by the
-    sentences that follow first, then by those before (a snippet: an answer tends to
-    follow the sentence that names what was asked)."""
+    ``…``; the result is never longer than ``max_chars``."""
     text = text.strip()
     if len(text) <= max_chars:
         return text
@@ -388,9 +385,6 @@ def window(text: str, max_chars: int, query: str | None = None,
             if covered and key > best_key:
                 best, best_key = (i, j), key
     i, j = best
-    if after_first:
-        while j + 1 < len(segs) and segs[j + 1][1] - segs[i][0] <= budget:
-            j += 1
     grown = True
     while grown:
         grown = False
@@ -420,11 +414,9 @@ SNIPPET_CHARS = 360
 
 
 def snippet(text: str, query: str | None, max_chars: int = SNIPPET_CHARS) -> str:
-    """The sentences of a hit's shown text that best match ``query`` (:func:`window`,
-    widened first by the sentences that follow), on one line: a paragraph break becomes a
-    space, nothing else changes."""
-    return window(re.sub(r"\s*\n\s*", " ", text.strip()), max_chars, query,
-                  after_first=True)
+    """The sentences of a hit's shown text that best match ``query`` (:func:`window`), on
+    one line: a paragraph break becomes a space, nothing else changes."""
+    return window(re.sub(r"\s*\n\s*", " ", text.strip()), max_chars, query)
 
 
 def term_spans(text: str, query: str) -> list[tuple[int, int]]:
