@@ -96,8 +96,11 @@ def collect(args: argparse.Namespace) -> None:
         default = [f"{h.source_path}#{h.page_start}" for h in res.hits]
         dense = app.dense(lock.dense_model).embed_query(q.question)
         sparse = app.sparse().embed_query(q.question)
-        fused, d, s = index.search_evidence(dense=dense, sparse=sparse, limit=200, flt=flt,
-                                            prefetch=200, dense_weight=lock.dense_weight)
+        fused = index.search(dense=dense, sparse=sparse, mode="hybrid", limit=200, flt=flt,
+                             fusion="dbsf", prefetch=200, dense_weight=lock.dense_weight)
+        d, s = ([(h.id, h.score) for h in index.search(
+            dense=dense if m == "dense" else None, sparse=sparse if m == "sparse" else None,
+            mode=m, limit=200, flt=flt)] for m in ("dense", "sparse"))
         feats: dict[str, dict[str, float]] = defaultdict(dict)
         best_chunk: dict[str, tuple[float, str]] = {}
         for name, ranking in (("dense", d), ("sparse", s),

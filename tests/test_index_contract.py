@@ -124,26 +124,31 @@ def test_dense_sparse_hybrid(index) -> None:  # type: ignore[no-untyped-def]
         assert hybrid[0].score >= hybrid[-1].score
 
 
-def test_search_evidence_is_the_dbsf_search_and_the_rankings_it_fused(index) -> None:  # type: ignore[no-untyped-def]
-    """One round trip: the hybrid DBSF hits as ``search`` gives them, and each ranking
-    alone, ids and scores only. Their normalised scores summed (the dense one twice) are
-    the fused scores, in either backend."""
-    from citeloom.service.ranking import normalised
+def _dbsf_normalised(ranking: list[tuple[str, float]]) -> dict[str, float]:
+    """Qdrant's DBSF normalisation: mean -/+ 3 sample standard deviations -> 0 and 1."""
+    if len(ranking) < 2:
+        return {i: 0.5 for i, _ in ranking}
+    values = [v for _, v in ranking]
+    mean = sum(values) / len(values)
+    sd = (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
+    return {i: (v - mean + 3 * sd) / (6 * sd) for i, v in ranking}
 
+
+def test_dbsf_counts_the_dense_ranking_dense_weight_times(index) -> None:  # type: ignore[no-untyped-def]
+    """A hybrid DBSF search's scores are the dense and the sparse rankings' normalised
+    scores summed, the dense one ``dense_weight`` times, in either backend."""
     sparse = SparseEmbedder().embed_query("tesseract scanned characters")
     flt = SearchFilter(exclude_labels=["reference"])
-    hits, dense, bm25 = index.search_evidence(dense=[0.6, 0.8, 0], sparse=sparse, limit=2,
-                                              flt=flt, dense_weight=2)
     fused = index.search(dense=[0.6, 0.8, 0], sparse=sparse, mode="hybrid", limit=2,
                          flt=flt, fusion="dbsf", dense_weight=2)
-    assert [(h.id, h.payload) for h in hits] == [(h.id, h.payload) for h in fused]
-    assert [h.score for h in hits] == pytest.approx([h.score for h in fused])
-    assert dense == [(h.id, pytest.approx(h.score)) for h in index.search(
+    dense = [(h.id, h.score) for h in index.search(
         dense=[0.6, 0.8, 0], sparse=None, mode="dense", limit=100, flt=flt)]
+    bm25 = [(h.id, h.score) for h in index.search(
+        dense=None, sparse=sparse, mode="sparse", limit=100, flt=flt)]
     assert [i for i, _ in dense] == [pid(2), pid(1), pid(0)]  # the reference is left out
     assert [i for i, _ in bm25] == [pid(2)]
-    nd, ns = normalised(dense), normalised(bm25)
-    assert {h.id: h.score for h in hits} == pytest.approx(
+    nd, ns = _dbsf_normalised(dense), _dbsf_normalised(bm25)
+    assert {h.id: h.score for h in fused} == pytest.approx(
         {i: 2 * nd[i] + ns.get(i, 0.0) for i in (pid(1), pid(2))}, abs=1e-5)
 
 

@@ -34,7 +34,6 @@ from ..payload import (  # noqa: F401 (payload.py owns the *_FIELDS)
 
 Mode = Literal["dense", "sparse", "hybrid"]
 Fusion = Literal["rrf", "dbsf"]
-Ranking = list[tuple[str, float]]  # (point id, score), best first
 #: The hybrid fusion a query uses unless told: DBSF measured better than RRF on SciFact
 #: train and on the PDF question dev set (docs/EVALUATION.md, "Ranking levers").
 DEFAULT_FUSION: Fusion = "dbsf"
@@ -212,15 +211,6 @@ class Index(ABC):
         """``dense_weight``: in DBSF, the dense ranking is fused this many times (its
         normalised scores count that much against BM25's; the model's own weight,
         ``models.DenseSpec.fusion_weight``)."""
-
-    @abstractmethod
-    def search_evidence(self, *, dense: list[float], sparse: Sparse, limit: int,
-                        flt: SearchFilter | None = None, prefetch: int = 100,
-                        dense_weight: int = 1) -> tuple[list[Hit], Ranking, Ranking]:
-        """A hybrid DBSF ``search``, and the two rankings it fused, each alone: the first
-        ``max(prefetch, limit)`` (id, score) pairs of the dense and of the sparse search,
-        without payloads (a page's own evidence, ``service.ranking.page_evidence``, reads
-        them). One round trip."""
 
     @abstractmethod
     def recommend(self, positive: list[str], negative: list[str], limit: int,

@@ -61,7 +61,6 @@ from .base import (
     Mode,
     ModelLock,
     PointData,
-    Ranking,
     SearchFilter,
     Store,
     atomic_json,
@@ -332,24 +331,6 @@ class EdgeIndex(Index):
         shard = self._open()
         with self._edge():
             return _hits(shard.query(req))
-
-    def search_evidence(self, *, dense: list[float], sparse: Sparse, limit: int,
-                        flt: SearchFilter | None = None, prefetch: int = 100,
-                        dense_weight: int = 1) -> tuple[list[Hit], Ranking, Ranking]:
-        import qdrant_edge as q
-
-        f = build_filter(flt, _dialect())
-        dense_q, sparse_q = _queries(dense, sparse)
-        depth = max(prefetch, limit)
-        shard = self._open()
-        with self._edge():
-            fused, d, s = shard.query_batch(q.QueryBatchRequest([
-                _fused(dense_q, sparse_q, limit, f, "dbsf", 60, prefetch, dense_weight),
-                *(q.QueryRequest(limit=depth, query=one, filter=f, with_payload=False)
-                  for one in (dense_q, sparse_q))]))
-        return (_hits(fused),
-                [(str(p.id), float(p.score)) for p in d],
-                [(str(p.id), float(p.score)) for p in s])
 
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:

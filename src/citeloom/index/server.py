@@ -33,7 +33,6 @@ from .base import (
     Mode,
     ModelLock,
     PointData,
-    Ranking,
     SearchFilter,
     Store,
     build_filter,
@@ -203,23 +202,6 @@ class ServerIndex(Index):
             args["query_filter"] = args.pop("filter")  # query_points' name for it
             res = self.client.query_points(self.collection, **args)
         return [_hit(p) for p in res.points]
-
-    def search_evidence(self, *, dense: list[float], sparse: Sparse, limit: int,
-                        flt: SearchFilter | None = None, prefetch: int = 100,
-                        dense_weight: int = 1) -> tuple[list[Hit], Ranking, Ranking]:
-        from qdrant_client import models as m
-
-        f = build_filter(flt, _dialect())
-        depth = max(prefetch, limit)
-        fused, d, s = self.client.query_batch_points(self.collection, [
-            m.QueryRequest(**_fused(dense, sparse, limit, f, "dbsf", 60, prefetch,
-                                    dense_weight)),
-            m.QueryRequest(query=dense, using="dense", filter=f, limit=depth,
-                           with_payload=False),
-            m.QueryRequest(query=_sparse(sparse), using="sparse", filter=f, limit=depth,
-                           with_payload=False)])
-        return ([_hit(p) for p in fused.points], [(str(p.id), p.score) for p in d.points],
-                [(str(p.id), p.score) for p in s.points])
 
     def recommend(self, positive: list[str], negative: list[str], limit: int,
                   flt: SearchFilter | None = None) -> list[Hit]:

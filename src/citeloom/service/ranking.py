@@ -1,7 +1,7 @@
 """How one project's hits become an answer's ranking: one hit per page (:func:`by_page`),
-scored with the page's own evidence (:func:`page_evidence`), the best passage per paper
-(:func:`best_per_doc`), a question's other phrasings summed (:func:`summed`), quoted phrases
-held to as written (:func:`holds_phrases`)."""
+the best passage per paper (:func:`best_per_doc`), a question's other phrasings summed
+(:func:`summed`), quoted phrases held to as written (:func:`holds_phrases`), and the
+optional second look of a cross-encoder (:func:`reranked`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import re
 
 from ..errors import InvalidInput
 from ..index import Hit
-from ..index.base import Ranking
 from ..normalize import fold_alnum
 
 MAX_ALSO = 4  # other phrasings a query may carry
@@ -75,65 +74,19 @@ def page_key(h: Hit) -> str:
     return f"{p.get('doc_id', '')}#{p['page_start']}"
 
 
-# How much a page's own evidence counts beside its best chunk (:func:`page_evidence`):
-# measured on the dev set, where every weight from 0.1 to 0.6 gives the same page hits, and
-# set in the middle (docs/DECISIONS.md "A page's own evidence").
-PAGE_EVIDENCE = 0.3
-
-
-@dataclasses.dataclass
-class Evidence:
-    """The rankings a DBSF query fused, each as its chunks' normalised scores, with the
-    weight it was fused with (the dense ranking counts ``dense_weight`` times)."""
-
-    rankings: list[dict[str, float]]
-    weights: list[float]
-
-
-def normalised(ranking: Ranking) -> dict[str, float]:
-    """DBSF's normalisation of one ranking, as Qdrant computes it: the mean minus and plus
-    three sample standard deviations map to 0 and 1 (a lone hit scores 0.5)."""
-    if len(ranking) < 2:
-        return {i: 0.5 for i, _ in ranking}
-    n = len(ranking)
-    mean = sum(v for _, v in ranking) / n
-    sd = (sum((v - mean) ** 2 for _, v in ranking) / (n - 1)) ** 0.5
-    low, high = mean - 3 * sd, mean + 3 * sd
-    if high <= low:
-        return {i: 0.5 for i, _ in ranking}
-    return {i: (v - low) / (high - low) for i, v in ranking}
-
-
-def page_evidence(best: Hit, members: list[Hit], evidence: Evidence) -> float:
-    """A page's score: its best chunk's fused score, plus ``PAGE_EVIDENCE`` times what the
-    page gains when each ranking counts the page's best chunk *in that ranking* instead
-    of its best chunk overall. The fused score sums one chunk's normalised scores; here a
-    page whose meaning is carried by one passage and whose words by the next (a method
-    named in one chunk, its result in the next) collects both. A page whose best chunk
-    leads every ranking, or a page of one chunk, gains nothing."""
-    def whole(chunks: list[Hit]) -> float:
-        return sum(w * max(r.get(h.id, 0.0) for h in chunks)
-                   for r, w in zip(evidence.rankings, evidence.weights, strict=True))
-
-    return best.score + PAGE_EVIDENCE * (whole(members) - whole([best]))
-
-
-def by_page(hits: list[Hit], top_k: int | None = None,
-            evidence: Evidence | None = None) -> list[Hit]:
+def by_page(hits: list[Hit], top_k: int | None = None) -> list[Hit]:
     """One hit per page, in the order of each page's best chunk; the page's next best
     chunks in ``hits`` (up to ``PAGE_PARTS`` - 1) ride along in its ``parts``. A page is
     what a reader opens and a citation names, and the chunk that answers is often not the
-    page's best match (an abstract restates the result a Results paragraph gives). With
-    ``evidence`` (a DBSF query), a page scores :func:`page_evidence` over its chunks in
-    ``hits``, and the pages are ordered by it. When ``hits`` hold fewer than ``top_k``
+    page's best match (an abstract restates the result a Results paragraph gives). (A page
+    once scored its other chunks' evidence too; on the second dev set it changed no page
+    hit: docs/EVALUATION.md, issue #28.) When ``hits`` hold fewer than ``top_k``
     pages (a short paper), the chunks no page shows follow as hits of their own, best
     first, up to ``top_k``."""
     pages: dict[str, Hit] = {}
-    members: dict[str, list[Hit]] = {}
     rest: list[Hit] = []
     for h in hits:
         key = page_key(h)
-        members.setdefault(key, []).append(h)
         if key not in pages:
             pages[key] = dataclasses.replace(h, parts=[])
         elif len(pages[key].parts) < PAGE_PARTS - 1:
@@ -141,10 +94,6 @@ def by_page(hits: list[Hit], top_k: int | None = None,
         else:
             rest.append(h)
     out = list(pages.values())
-    if evidence is not None:
-        for key, page in pages.items():  # each page hit is already a copy
-            page.score = page_evidence(page, members[key], evidence)
-        out.sort(key=lambda p: -p.score)
     if top_k is not None and len(out) < top_k:
         out += rest[:top_k - len(out)]
     return out

@@ -25,12 +25,10 @@ from ..index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
 from ..payload import PASSAGE_CHARS, Passage, hit_json, passage
 from ..rerank import RERANK_MODEL
 from .ranking import (
-    Evidence,
     best_per_doc,
     by_page,
     check_also,
     holds_phrases,
-    normalised,
     page_count,
     quoted_phrases,
     rerank_texts,
@@ -47,8 +45,8 @@ SCORES = {
               "the project, so compare it only within one answer",
     "hybrid": "fusion of meaning and terms: DBSF (the default) sums each ranking's "
               "normalised scores, about 0 to 1 each, the meaning ranking as often as its "
-              "model's weight (bge: twice, about 0 to 3 in all), and a page adds part of "
-              "its other passages' scores; RRF sums 1/(60+rank) (at most about 0.033)",
+              "model's weight (bge: twice, about 0 to 3 in all), a page scoring its best "
+              "passage; RRF sums 1/(60+rank) (at most about 0.033)",
     "rrf": "rank fusion across projects: 1/(60+rank in its project)",
 }
 # Filter fields a document may simply lack (a PDF without a year on its first page).
@@ -502,26 +500,13 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
     searched the same way and a chunk's scores are summed (:func:`summed`)."""
     index = app.index(project.name)
     phrasings = [(dense, sparse), *extra]
-    # a page hit's score counts the page's own evidence (``ranking.page_evidence``)
-    weigh_pages = per_page and not group_by_doc and mode == "hybrid" and fusion == "dbsf"
-    evidence: Evidence | None = None
 
     def ask(limit: int, f: SearchFilter | None) -> list[Hit]:
-        nonlocal evidence
         with app._swap:
-            if weigh_pages:
-                found = [index.search_evidence(dense=d, sparse=s, limit=limit, flt=f,
-                                               prefetch=project.prefetch,
-                                               dense_weight=dense_weight)
-                         for d, s in phrasings]
-                runs = [hits for hits, _, _ in found]
-                evidence = Evidence([normalised(r) for _, *pair in found for r in pair],
-                                    [float(dense_weight), 1.0] * len(found))
-            else:
-                runs = [index.search(dense=d, sparse=s, mode=mode, limit=limit, flt=f,
-                                     fusion=fusion, rrf_k=project.rrf_k,
-                                     prefetch=project.prefetch, dense_weight=dense_weight)
-                        for d, s in phrasings]
+            runs = [index.search(dense=d, sparse=s, mode=mode, limit=limit, flt=f,
+                                 fusion=fusion, rrf_k=project.rrf_k,
+                                 prefetch=project.prefetch, dense_weight=dense_weight)
+                    for d, s in phrasings]
         return summed(runs)[:limit] if extra else runs[0]
 
     phrases = flt.phrases if flt else []
@@ -541,7 +526,7 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
             kept = exact(hits)
             done = len(hits) < limit or limit >= 250
             if per_page and (page_count(kept) >= top_k or done):
-                return by_page(kept, top_k, evidence)[:top_k]
+                return by_page(kept, top_k)[:top_k]
             if not per_page and (len(kept) >= top_k or done):
                 return kept[:top_k]
             limit = min(limit * 2, 250)
