@@ -442,7 +442,8 @@ def format_halves(report: dict[str, Any]) -> list[str]:
     with page BM25 (an interval above 0 is a win that is not noise)."""
     rows: list[str] = []
     for half, runs in report.get("halves", {}).items():
-        rows += ["", f"{half} half ({runs['n']} questions): 95 % bootstrap intervals; "
+        name = "all" if half == "all" else f"{half} half"
+        rows += ["", f"{name} ({runs['n']} questions): 95 % bootstrap intervals; "
                  f"differences paired with {BASELINE}",
                  f"{'run':<18} {'page@1':>20} {'page@5':>20} {'page@1 - bm25':>22} "
                  f"{'page@5 - bm25':>22}"]
