@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import cli_library
+from . import cli_check, cli_library
 from .cli_hits import cmd_annotations as _cmd_annotations
 from .cli_hits import print_hits as _print_hits
 from .cli_library import print_json as _print_json
@@ -220,6 +220,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_eval_parser(sub)
     cli_library.add_parsers(sub)
+    cli_check.add_parser(sub)
 
     pr = sub.add_parser("projects", help="list projects and their indexes")
     pr.add_argument("--json", action="store_true")
@@ -672,7 +673,7 @@ def main(argv: list[str] | None = None) -> int:
         handler = {"ingest": _cmd_ingest, "query": _cmd_query, "models": _cmd_models,
                    "projects": _cmd_projects, "reindex": _cmd_reindex,
                    "inspect": _cmd_inspect, "optimize": _cmd_optimize, "serve": _cmd_serve,
-                   "health": cli_library.cmd_health,
+                   "health": cli_library.cmd_health, "check": cli_check.cmd_check,
                    "daemon": _cmd_daemon, "snapshot": _cmd_snapshot, "restore": _cmd_restore,
                    "annotations": _cmd_annotations,
                    "cite": _cmd_cite, "eval": _cmd_eval,

@@ -55,9 +55,11 @@ if TYPE_CHECKING:
     from .config import Settings
     from .service import CiteLoom
 
-DATASETS = ("scifact", "pdfqa")  # pdfqa: the PDF question dev set (eval_pdfqa.py)
+# pdfqa: the PDF question dev sets (eval_pdfqa.py); citecheck: the citation check on
+# SciFact's claims (eval_citecheck.py)
+DATASETS = ("scifact", "pdfqa", "citecheck")
 DEFAULT_PROJECT = "scifact-eval"
-PROJECTS = {"scifact": DEFAULT_PROJECT, "pdfqa": "pdfqa-eval"}
+PROJECTS = {"scifact": DEFAULT_PROJECT, "pdfqa": "pdfqa-eval", "citecheck": DEFAULT_PROJECT}
 MARKER_VERSION = 1
 # (label, mode, fusion): the four runs of an evaluation, in table order.
 RUNS: tuple[tuple[str, str, str], ...] = (
@@ -537,7 +539,8 @@ def add_eval_parser(subparsers: Any) -> None:
                     "(nDCG@10, Recall@100, MRR@10), or the PDF question dev set (page and "
                     "evidence hits, MRR@10, against a page-BM25 baseline).")
     p.add_argument("dataset", choices=list(DATASETS),
-                   help="scifact (BEIR SciFact train queries) or pdfqa (the PDF question dev set)")
+                   help="scifact (BEIR SciFact train queries), pdfqa (the PDF question dev "
+                        "sets) or citecheck (the citation check on SciFact's claims)")
     p.add_argument("--project", "-p", default=None,
                    help="project to build or reuse (default scifact-eval / pdfqa-eval)")
     p.add_argument("--data-dir", type=Path, default=None,
@@ -593,6 +596,23 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
                       machine=machine_info(), load_average=[round(x, 2)
                                                             for x in os.getloadavg()])
         table = eval_pdfqa.format_table
+    elif args.dataset == "citecheck":
+        from . import eval_citecheck
+
+        ds = load_scifact(args.data_dir or default_data_dir(settings))
+
+        def ensure_built(app: Any) -> None:
+            if args.rebuild or built_chunks(app, args.project, ds) is None:
+                log(f"building project {args.project!r} from {len(ds.corpus)} abstracts")
+                build_project(app, args.project, ds, log)
+
+        report = eval_citecheck.evaluate_citecheck(
+            settings, ds, project=args.project, ensure_built=ensure_built,
+            limit_queries=args.limit_queries, log=log)
+        report.update(date=datetime.now(UTC).isoformat(timespec="seconds"),
+                      machine=machine_info(), load_average=[round(x, 2)
+                                                            for x in os.getloadavg()])
+        table = eval_citecheck.format_table
     else:
         report = evaluate(settings, dataset=args.dataset, data_dir=args.data_dir,
                           project=args.project, rebuild=args.rebuild,

@@ -193,6 +193,10 @@ class RemoteCiteLoom:
     def health(self, project_name: str | None, worst: int | None = None) -> dict[str, Any]:
         return self._call("health", project=self._name(project_name), worst=worst)
 
+    def check(self, text: str, fmt: str, projects: list[str] | None = None,
+              draft: str = "draft") -> dict[str, Any]:
+        return self._call("check", text=text, fmt=fmt, projects=projects, draft=draft)
+
     def inspect(self, project_name: str | None, sample: int = 3) -> dict[str, Any]:
         return self._call("inspect", project=self._name(project_name), sample=sample)
 

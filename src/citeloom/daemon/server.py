@@ -64,6 +64,8 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
         "list_projects": lambda a: app.list_projects(),
         "inspect": lambda a: app.inspect(a["project"], a.get("sample", 3)),
         "health": lambda a: app.health(a["project"], a.get("worst")),
+        "check": lambda a: app.check(a["text"], a["fmt"], a.get("projects"),
+                                     a.get("draft", "draft")),
         "cite": lambda a: app.cite(a["citekeys"], a.get("fmt", "bibtex"), a.get("project")),
         "list_annotations": lambda a: [hit_json(p) for p in app.list_annotations(
             a["project"], a["citekey"], a.get("kinds"), a.get("max_chars", PASSAGE_CHARS))],

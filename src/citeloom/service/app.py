@@ -122,13 +122,11 @@ class CiteLoom:
                                                       threads=self.settings.threads)
             return self._dense[model_id]
 
-    def reranker(self) -> CrossEncoder:
-        """The second-stage cross-encoder (``rerank.py``), loaded on first use."""
+    def reranker(self) -> CrossEncoder:  # the second stage (rerank.py), loaded on first use
         with self._load:
             if self._reranker is None:
                 from ..models import require, reranker_dir
                 from ..rerank import CrossEncoder
-
                 require(self.settings.models_dir)
                 self._reranker = CrossEncoder(reranker_dir(self.settings.models_dir),
                                               threads=self.settings.threads)
@@ -665,6 +663,15 @@ class CiteLoom:
     def health(self, project_name: str | None, worst: int | None = None) -> dict[str, Any]:
         """The project's health ledger (``library.health``)."""
         return library.health(self, project_name, worst)
+
+    def check(self, text: str, fmt: str, projects: list[str] | None = None,
+              draft: str = "draft") -> dict[str, Any]:
+        """A draft's citations judged (``service/citecheck.py``); None: every project."""
+        from ..drafts import citations
+        from .citecheck import check_draft
+
+        return check_draft(self, draft, search._targets(self, projects),
+                           citations(text, fmt)).to_dict()
 
     def cached_document(self, content_hash: str, project: ProjectConfig) -> Any:
         """The cached conversion of this content as a document, or None."""
