@@ -77,8 +77,11 @@ _MD_INTEXT = re.compile(r"(?<![\w@\[])@(?P<key>" + _KEY + r")")
 
 
 def markdown_citations(text: str) -> list[Citation]:
-    text = re.sub(r"```.*?```", lambda m: " " * len(m.group()), text, flags=re.S)
-    text = re.sub(r"<!--.*?-->", lambda m: " " * len(m.group()), text, flags=re.S)
+    def blank(m: re.Match[str]) -> str:  # code and comments out, their lines kept
+        return re.sub(r"[^\n]", " ", m.group())
+
+    text = re.sub(r"```.*?```", blank, text, flags=re.S)
+    text = re.sub(r"<!--.*?-->", blank, text, flags=re.S)
     found: list[tuple[int, int, list[str], dict[str, str]]] = []
     for m in _MD_BRACKET.finditer(text):
         keys, locators = [], {}
@@ -111,7 +114,11 @@ def markdown_citations(text: str) -> list[Citation]:
 
 
 # -- shared ----------------------------------------------------------------------------------
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9@\\\[(\"])|\n\s*\n")
+# A sentence ends at . ! ? before a capital, a digit or a citation, at a blank line, or at
+# a LaTeX heading, list item or environment boundary.
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9@\\\[(\"])|\n\s*\n"
+    r"|\\(?:part|chapter|(?:sub)*section|paragraph|item|begin|end)\b\*?(?:\{[^}]*\})?")
 
 
 def _sentence(text: str, start: int, end: int, low: int, high: int) -> str:
