@@ -181,6 +181,27 @@ def test_cli_check_prints_json_and_a_report(app: CiteLoom, models_dir: Path,
     assert none.returncode != 0 and "no citations" in none.stderr
     assert "Traceback" not in none.stderr
 
+    # The MCP tool: a pasted paragraph, the same verdicts and pages.
+    import asyncio
+
+    from fastmcp import Client
+    from fastmcp.client.transports import StdioTransport
+
+    async def ask(args: dict) -> tuple[bool, str]:
+        transport = StdioTransport(command=sys.executable, args=["-m", "citeloom.cli", "serve"],
+                                   env=env, cwd=str(tmp_path))
+        async with Client(transport) as c:
+            result = await c.call_tool("check_citations", args, raise_on_error=False)
+            return result.is_error, result.content[0].text
+
+    error, text = asyncio.run(ask({"text": MD, "projects": ["lib"]}))
+    assert not error, text
+    answer = json.loads(text)
+    assert answer["counts"]["found"] == 3 and answer["counts"]["not in library"] == 1
+    assert {c["key"]: c["pages"] for c in answer["citations"]}["lee2019"] is not None
+    error, text = asyncio.run(ask({"projects": ["lib"]}))
+    assert error and "INVALID_INPUT" in text
+
 
 def test_citation_dataclass_defaults() -> None:
     c = Citation(["a"], "claim", 1)

@@ -408,6 +408,44 @@ async def cite(citekeys: Annotated[list[str], Field(
     return {"format": format, "citekeys": citekeys, "citation": text, "correlation_id": cid}
 
 
+@mcp.tool
+async def check_citations(
+        text: Annotated[str | None, Field(description="the draft's text: a paragraph or "
+                                          "more, LaTeX (\\cite{key}) or Markdown ([@key])")
+                        ] = None,
+        path: Annotated[str | None, Field(description="or a .tex / .md draft's path under an "
+                                          "allowed root")] = None,
+        projects: Projects = None) -> dict[str, Any]:
+    """Check a draft's citations against the cited papers: for each citation and key, the
+    claim (its sentence), a verdict (found, weak, not found, not in library), the best
+    passage of the cited paper with its pages, and better sources from the library where
+    the paper is weak or silent. Tell the user the pages, and suggest the better sources."""
+    cid = uuid.uuid4().hex[:12]
+    s = _settings(cid)
+    if (text is None) == (path is None):
+        raise _fail(InvalidInput("give the draft as text or as path, one of them",
+                                 "paste the paragraph as text"), cid)
+    if path is not None:
+        from .drafts import read_draft
+
+        real = resolve_source(path, (projects or [""])[0])[0]
+        text, fmt = await _call(cid, lambda: read_draft(real))
+    else:
+        from .drafts import detect_format
+
+        fmt = detect_format(Path("draft"), text or "")
+    report = await _call(cid, lambda: state.app.check(text or "", fmt, projects or None,
+                                                      draft=Path(path).name if path else
+                                                      "pasted text"))
+    answer = {**report, "truncated": False, "correlation_id": cid}
+    while answer_tokens(answer) > s.answer_token_budget and any(
+            c["better_sources"] for c in answer["citations"]):  # drop passages, keep keys
+        for c in answer["citations"]:
+            c["better_sources"] = []
+        answer["truncated"] = True
+    return answer
+
+
 def resolve_source(source: str, project: str) -> list[Path]:
     """Paths an MCP client may ingest: under the project's sources, the configured
     allowed roots, or the Zotero storage folder. Refuses '..', and symlinks that lead out."""
