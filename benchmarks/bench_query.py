@@ -38,7 +38,10 @@ from citeloom.models import dense_spec  # noqa: E402
 from citeloom.payload import PASSAGE_CHARS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-VARIANTS = {"per page (default)": True, "per chunk": False}
+# name -> (one hit per page, hits the cross-encoder re-reads); the reranked variant is asked
+# only the first --rerank-queries questions (a second each on these cores).
+VARIANTS = {"per page (default)": (True, 0), "per chunk": (False, 0),
+            "per page, cross-encoder top 5": (True, 5)}
 
 
 def source_model(data: Path, project: str) -> str:
@@ -75,6 +78,7 @@ def main() -> int:
     ap.add_argument("--size", type=int, default=10_000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--rerank-queries", type=int, default=40)
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/query.json")
     args = ap.parse_args()
     from citeloom.config import Settings
@@ -88,17 +92,21 @@ def main() -> int:
     queries = list(load_scifact(None, "train").queries.values())[: args.queries]
     app = CiteLoom(Settings(data_dir=work / "data", models_dir=args.models_dir))
     for q in queries[:20]:  # warm-up: models loaded, index open, caches warm
-        for per_page in VARIANTS.values():
-            app.query("bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS)
+        for per_page, rerank in VARIANTS.values():
+            app.query("bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS,
+                      rerank=rerank)
     passes: dict[str, list[dict[str, float]]] = {name: [] for name in VARIANTS}
     parts = []
     for _ in range(args.passes):
         ms: dict[str, list[float]] = {name: [] for name in VARIANTS}
-        for q in queries:
-            for name, per_page in VARIANTS.items():
-                res = app.query("bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS)
+        for n, q in enumerate(queries):
+            for name, (per_page, rerank) in VARIANTS.items():
+                if rerank and n >= args.rerank_queries:
+                    continue
+                res = app.query("bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS,
+                                rerank=rerank)
                 ms[name].append(res.timings_ms["total"])
-                if per_page:
+                if per_page and not rerank:
                     parts.append(sum(len(h.parts) or 1 for h in res.hits))
         for name, values in ms.items():
             passes[name].append({"p50": pct(values, 50), "p95": pct(values, 95)})
