@@ -75,15 +75,41 @@ def test_formats_and_bad_drafts(tmp_path: Path) -> None:
         read_draft(tmp_path / "missing.tex")
     docx = tmp_path / "thesis.docx"
     docx.write_bytes(b"PK\x03\x04")
-    with pytest.raises(InvalidInput, match="not read yet") as err:
+    with pytest.raises(InvalidInput, match="not a readable Word document") as err:
         read_draft(docx)
     assert "pandoc" in err.value.hint
+    odt = tmp_path / "x.odt"
+    odt.write_text("x")
+    with pytest.raises(InvalidInput, match="drafts are not read"):
+        read_draft(odt)
     latin = tmp_path / "old.tex"
     latin.write_bytes("caf\xe9 \\cite{x}".encode("latin-1"))
     with pytest.raises(InvalidInput, match="not UTF-8"):
         read_draft(latin)
     with pytest.raises(InvalidInput, match="unknown draft format"):
         citations("x", "docx")
+
+
+def _word_draft(tmp: Path) -> Path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures" / "make"))
+    import zotero_docx
+
+    return zotero_docx.write(tmp / "chapter.docx", zotero_docx.EXAMPLE)
+
+
+def test_word_citations_from_zotero_fields(tmp_path: Path) -> None:
+    text, fmt = read_draft(_word_draft(tmp_path))
+    got = citations(text, fmt)
+    assert fmt == "citations"
+    assert [c.keys for c in got] == [["zotero:DATTA201"], ["zotero:LEE2019X"],
+                                     ["zotero:ADHER021", "zotero:DATTA201"],
+                                     ["zotero:NOPE0000"]]
+    # the claim is the sentence without the field's shown "(Datta et al., 2010, p. 4)"
+    assert got[0].claim == ("Retrievable vena cava filters migrate in a few per cent of "
+                            "patients.")
+    assert got[0].locators == {"zotero:DATTA201": "p. 4"} and got[0].line == 1
+    assert got[2].claim == "Tablets were not taken in the dry season." and got[2].line == 2
+    assert len(got) == 4  # the bibliography field is not a citation
 
 
 def test_verdict_thresholds() -> None:
@@ -112,13 +138,13 @@ def app(models_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
 
     root = tmp_path_factory.mktemp("check")
     service = CiteLoom(Settings(data_dir=root / "data", models_dir=models_dir))
-    papers = [("datta2010", "Complications of thromboprophylaxis", FILTERS),
-              ("lee2019", "Heparin after surgery", HEPARIN),
-              ("adherence2021", "Adherence in rural clinics", ADHERENCE),
-              *((f"other{i}", f"Paper {i}", t) for i, t in enumerate(OTHERS))]
+    papers = [("datta2010", "Complications of thromboprophylaxis", FILTERS, "DATTA201"),
+              ("lee2019", "Heparin after surgery", HEPARIN, "LEE2019X"),
+              ("adherence2021", "Adherence in rural clinics", ADHERENCE, "ADHER021"),
+              *((f"other{i}", f"Paper {i}", t, None) for i, t in enumerate(OTHERS))]
     service.index_texts("lib", [TextDoc(doc_id=key, title=title, text=text,
-                                        payload={"citekey": key})
-                                for key, title, text in papers])
+                                        payload={"citekey": key, "zotero_key": item})
+                                for key, title, text, item in papers])
     yield service
     service.close()
 
@@ -143,6 +169,14 @@ def test_check_judges_each_cited_paper(app: CiteLoom) -> None:
     assert [order.index(c.verdict) for c in got] == sorted(order.index(c.verdict) for c in got)
     with pytest.raises(InvalidInput, match="no citations"):
         check(app, ["lib"], [])
+    # a Word draft cites Zotero items: the same verdicts, under the papers' citekeys
+    text, fmt = read_draft(_word_draft(tmp_path_factory_dir(app)))
+    word = app.check(text, fmt, ["lib"], draft="chapter.docx")
+    verdicts = {(c["key"], c["claim"].split()[0]): c["verdict"] for c in word["citations"]}
+    assert verdicts[("datta2010", "Retrievable")] == "found"
+    assert verdicts[("adherence2021", "Tablets")] == "found"
+    assert verdicts[("datta2010", "Tablets")] in ("weak", "not found")
+    assert verdicts[("zotero:NOPE0000", "Nobody")] == "not in library"
     report = app.check(MD, "markdown", ["lib"], draft="draft.md")
     assert report["counts"]["found"] == 3 and report["counts"]["not in library"] == 1
     first = report["citations"][0]
@@ -201,6 +235,12 @@ def test_cli_check_prints_json_and_a_report(app: CiteLoom, models_dir: Path,
     assert {c["key"]: c["pages"] for c in answer["citations"]}["lee2019"] is not None
     error, text = asyncio.run(ask({"projects": ["lib"]}))
     assert error and "INVALID_INPUT" in text
+
+
+def tmp_path_factory_dir(app: CiteLoom) -> Path:
+    out = app.settings.data_dir.parent / "drafts"
+    out.mkdir(exist_ok=True)
+    return out
 
 
 def test_citation_dataclass_defaults() -> None:

@@ -1,9 +1,10 @@
 """A draft's citations, each with the sentence that makes the claim (``citeloom check``).
 
 Read from LaTeX (``\\cite``, ``\\citep[p.~4]{a,b}``, ``\\parencite``, ``\\textcite`` … with
-comments ignored) and Pandoc Markdown (``[@key]``, ``[see @a; @b, p. 3]``, ``@key`` in
-running text). The claim is the sentence around the citation, its citation markup taken
-out, so that it reads as the sentence a reader sees.
+comments ignored), Pandoc Markdown (``[@key]``, ``[see @a; @b, p. 3]``, ``@key`` in
+running text) and Word documents with Zotero's citation fields (the item's Zotero key).
+The claim is the sentence around the citation, its citation markup taken out, so that it
+reads as the sentence a reader sees.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from pathlib import Path
 
 from .errors import InvalidInput
 
-FORMATS = ("latex", "markdown")
+# "citations": a JSON list of citations already read (a Word draft is read where the file
+# is, and its citations sent on as such).
+FORMATS = ("latex", "markdown", "citations")
 
 
 @dataclass
@@ -113,6 +116,81 @@ def markdown_citations(text: str) -> list[Citation]:
     return out
 
 
+# -- Word, with Zotero's citation fields --------------------------------------------------------
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+ZOTERO_KEY = "zotero:"  # a citation key read from a Word field: the Zotero item's key
+
+
+def _field_keys(code: str) -> tuple[list[str], dict[str, str]]:
+    """The Zotero item keys of an ``ADDIN ZOTERO_ITEM CSL_CITATION {json}`` field code, and
+    their locators ("p. 4")."""
+    import json
+
+    start = code.find("{")
+    try:
+        data = json.loads(code[start:]) if start >= 0 else {}
+    except ValueError:
+        return [], {}
+    keys, locators = [], {}
+    for item in data.get("citationItems") or []:
+        uris = item.get("uris") or item.get("uri") or []
+        uri = uris[0] if isinstance(uris, list) and uris else str(uris or "")
+        key = ZOTERO_KEY + uri.rstrip("/").rsplit("/", 1)[-1] if uri else ""
+        if key:
+            keys.append(key)
+            if item.get("locator"):
+                label = {"page": "p."}.get(item.get("label") or "page", item.get("label"))
+                locators[key] = f"{label} {item['locator']}"
+    return keys, locators
+
+
+def docx_citations(path: Path) -> list[Citation]:
+    """The citations Zotero's Word plugin wrote into a ``.docx``: its ``ADDIN ZOTERO_ITEM``
+    fields (the field code holds CSL-JSON naming each item's Zotero URI; the field's shown
+    result, "(Datta et al., 2010)", is left out of the claim). ``line`` is the paragraph."""
+    import zipfile
+    from xml.etree import ElementTree
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            root = ElementTree.fromstring(z.read("word/document.xml"))
+    except (zipfile.BadZipFile, KeyError, ElementTree.ParseError):
+        raise InvalidInput(f"{path.name} is not a readable Word document",
+                           "open and save it in Word, or export it as Markdown "
+                           "(pandoc -t markdown)") from None
+    out = []
+    for number, para in enumerate(root.iter(f"{_W}p"), 1):
+        text, code, state = "", "", None  # state: None, "code" or "result"
+        found: list[tuple[int, list[str], dict[str, str]]] = []
+        # a simple field's runs are its shown result: not the claim's words
+        shown = {id(t) for f in para.iter(f"{_W}fldSimple") for t in f.iter(f"{_W}t")}
+        for node in para.iter():
+            if node.tag == f"{_W}fldChar":
+                kind = node.get(f"{_W}fldCharType")
+                if kind == "begin":
+                    state, code = "code", ""
+                elif kind == "separate":
+                    state = "result"
+                elif kind == "end":
+                    if "ZOTERO_ITEM" in code:
+                        keys, locators = _field_keys(code)
+                        if keys:
+                            found.append((len(text), keys, locators))
+                    state = None
+            elif node.tag == f"{_W}instrText" and state == "code":
+                code += node.text or ""
+            elif node.tag == f"{_W}fldSimple" and "ZOTERO_ITEM" in (node.get(f"{_W}instr") or ""):
+                keys, locators = _field_keys(node.get(f"{_W}instr") or "")
+                if keys:
+                    found.append((len(text), keys, locators))
+            elif node.tag == f"{_W}t" and state != "result" and id(node) not in shown:
+                text += node.text or ""
+        for at, keys, locators in found:
+            claim = _tidy(_sentence(text, at, at, 0, len(text)))
+            out.append(Citation(keys, claim, number, locators))
+    return out
+
+
 # -- shared ----------------------------------------------------------------------------------
 # A sentence ends at . ! ? before a capital, a digit or a citation, at a blank line, or at
 # a LaTeX heading, list item or environment boundary.
@@ -152,6 +230,10 @@ def detect_format(path: Path, text: str) -> str:
 def citations(text: str, fmt: str) -> list[Citation]:
     if fmt not in FORMATS:
         raise InvalidInput(f"unknown draft format {fmt!r}", f"use one of {', '.join(FORMATS)}")
+    if fmt == "citations":
+        import json
+
+        return [Citation(**c) for c in json.loads(text)]
     return latex_citations(text) if fmt == "latex" else markdown_citations(text)
 
 
@@ -159,9 +241,15 @@ def read_draft(path: Path) -> tuple[str, str]:
     """(text, format) of a draft file; a clear error for what cannot be read."""
     if not path.is_file():
         raise InvalidInput(f"no draft at {path}", "give the path of a .tex or .md file")
-    if path.suffix.lower() in (".docx", ".doc", ".odt", ".pdf"):
-        raise InvalidInput(f"{path.name}: {path.suffix} drafts are not read yet",
-                           "export the draft as LaTeX or Markdown (Pandoc: pandoc -t markdown)")
+    if path.suffix.lower() == ".docx":
+        import json
+        from dataclasses import asdict
+
+        return json.dumps([asdict(c) for c in docx_citations(path)]), "citations"
+    if path.suffix.lower() in (".doc", ".odt", ".pdf"):
+        raise InvalidInput(f"{path.name}: {path.suffix} drafts are not read",
+                           "save it as .docx (Zotero's Word fields), or export it as LaTeX or "
+                           "Markdown (Pandoc: pandoc -t markdown)")
     try:
         text = path.read_text("utf-8")
     except UnicodeDecodeError:

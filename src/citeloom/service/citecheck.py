@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..drafts import Citation
+from ..drafts import ZOTERO_KEY, Citation
 from ..errors import InvalidInput
 from ..index import SearchFilter
 from ..payload import Passage, snippet
@@ -102,13 +102,16 @@ def better_sources(app: Any, projects: list[str], claim: str, exclude: set[str],
     return sorted(keep, key=lambda s: -s.score)[:BETTER]
 
 
-def library_keys(app: Any, projects: list[str]) -> dict[str, tuple[str, str]]:
-    """citekey -> (project, doc_id) of every paper in ``projects`` (the first wins)."""
-    out: dict[str, tuple[str, str]] = {}
+def library_keys(app: Any, projects: list[str]) -> dict[str, tuple[str, str, str]]:
+    """citekey, and ``zotero:`` + Zotero item key (as Word drafts cite) -> (project, doc_id,
+    citekey) of every paper in ``projects`` (the first wins)."""
+    out: dict[str, tuple[str, str, str]] = {}
     for project in projects:
         for paper in list_papers(app, project):
-            if paper["citekey"]:
-                out.setdefault(paper["citekey"], (project, paper["doc_id"]))
+            key = paper["citekey"] or ""
+            for name in (key, ZOTERO_KEY + paper["zotero_key"] if paper["zotero_key"] else ""):
+                if name:
+                    out.setdefault(name, (project, paper["doc_id"], key or name))
     return out
 
 
@@ -124,7 +127,7 @@ def check(app: Any, projects: list[str], cited: list[Citation]) -> list[Checked]
         for key in c.keys:
             item = Checked(key, c.claim, c.line, "not in library", c.locators.get(key, ""))
             if key in where:
-                project, doc_id = where[key]
+                project, doc_id, item.key = where[key]
                 found = judge(app, project, c.claim, SearchFilter(doc_ids=[doc_id]), PASSAGES)
                 item.best = found[0] if found else None
                 item.verdict = verdict(item.best.score) if item.best else "not found"
