@@ -21,9 +21,13 @@ from . import search
 from .library import list_papers
 
 # The cross-encoder's logit at or above which a passage addresses the claim (``found``),
-# and at or above which it does so loosely (``weak``); below: ``not found``.
-FOUND = 0.0
-WEAK = -4.0
+# and at or above which it does so loosely (``weak``); below: ``not found``. Chosen on the
+# tune half of SciFact train's first 300 claims (benchmarks/citecheck_thresholds.py):
+# ``found`` where the smaller of "true citations found" and "wrong ones flagged" is
+# largest, ``weak`` at the 5th percentile of the true citations' scores
+# (docs/EVALUATION.md "Citation check").
+FOUND = -6.75
+WEAK = -7.5
 PASSAGES = 2  # of the cited paper, judged
 CANDIDATES = 4  # other papers judged as better sources
 BETTER = 3  # better sources shown at most
