@@ -180,7 +180,7 @@ def test_cli_query_across_projects(lib: dict[str, Any],
 
     assert main(["query", "vena cava filter migration", "-p", "thesis", "-p", "dense"]) == 0
     out, err = capsys.readouterr()
-    assert "thesis: 2019 · smith2019 · score" in out and "merged by" in out
+    assert "thesis: 2019 · smith2019" in out and "merged by" in out  # its project first
     assert "skipped dense: HYBRID_NOT_SUPPORTED" in err
 
     assert main(["query", "anticoagulants", "--all-projects", "--mode", "dense",
