@@ -166,7 +166,7 @@ def check_draft(app: Any, draft: str, projects: list[str], cited: list[Citation]
                        time.perf_counter() - t0)
 
 
-def markdown_report(report: dict[str, Any], query_words: bool = True) -> str:
+def markdown_report(report: dict[str, Any]) -> str:
     """The report as Markdown a person keeps beside the draft: one section per citation,
     worst first, with the passage's sentences that answer and the pages to open."""
     lines = [f"# Citation check: {report['draft']}", "",
@@ -178,7 +178,7 @@ def markdown_report(report: dict[str, Any], query_words: bool = True) -> str:
         if best:
             where = f"{best['pages']}" + (f", § {best['section']}" if best["section"] else "")
             lines += [f"Best passage of {c['key']} ({where}, score {best['score']}):", "",
-                      f"> {snippet(best['text'], c['claim'] if query_words else None)}", ""]
+                      f"> {snippet(best['text'], c['claim'])}", ""]
             if best.get("zotero_link"):
                 lines += [f"[open in Zotero]({best['zotero_link']})", ""]
         for b in c["better_sources"]:
