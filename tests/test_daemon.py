@@ -42,10 +42,20 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    try:  # a zombie is not alive
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    # A zombie is not alive, but the leader turns Z as soon as the main thread exits, while
+    # the process's other threads still run and hold its files (a flock among them): it is
+    # alive until every thread is a zombie.
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
         return False
+    for task in tasks:
+        try:
+            if (task / "stat").read_text().split(") ")[1][0] != "Z":
+                return True
+        except OSError:  # that thread is gone
+            continue
+    return False
 
 
 @pytest.fixture
@@ -241,7 +251,8 @@ def test_daemon_killed_mid_job_is_replaced_and_nothing_is_lost(lib: dict[str, An
 
     os.environ["CITELOOM_CONFIG"] = lib["env"]["CITELOOM_CONFIG"]
     try:
-        app = CiteLoom(load_settings())
+        # As a user's next command would, wait a little for the exiting daemon to let go.
+        app = CiteLoom(load_settings(), index_wait_s=30.0)
         index, catalog = app.index("k"), app.catalog("k")
         docs = {h.payload["doc_id"] for h in index.scroll(fields=["doc_id"])}
         assert docs == {r.doc_id for r in catalog.all()}
