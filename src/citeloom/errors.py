@@ -19,6 +19,7 @@
     ├── CatalogDamaged             CATALOG_DAMAGED the project's catalog.sqlite is unreadable
     ├── CacheDamaged               CACHE_DAMAGED   a cached conversion is unreadable (a warning)
     ├── DiskFull                   DISK_FULL       not enough free space to write
+    ├── DaemonSettingsDiffer       DAEMON_SETTINGS_DIFFER the running daemon serves other settings
     └── InternalError              INTERNAL_ERROR  a bug: anything else that went wrong
 
     ConfigError    └── OcrUnavailable      Tesseract or an OCR language is not installed
@@ -194,6 +195,15 @@ class DiskFull(CiteLoomError):
     code = "DISK_FULL"
     hint = ("free space on that filesystem (or move the data dir: CITELOOM_DATA_DIR), then "
             "re-run the same command: what was indexed is kept and skipped")
+
+
+class DaemonSettingsDiffer(CiteLoomError):
+    """A command's settings differ from those the running daemon serves with
+    (``daemon/agree.py``): the message names each setting, both values and the files."""
+
+    code = "DAEMON_SETTINGS_DIFFER"
+    hint = ("run `citeloom daemon stop` (the next command starts a daemon with your "
+            "settings), or run this command with the daemon's configuration")
 
 
 class InternalError(CiteLoomError):

@@ -187,32 +187,67 @@ def _catalog_checks(app: Any, settings: Settings, name: str, only: str | None
     return checks
 
 
-def _projects(settings: Settings, only: str | None) -> list[Check]:
+def project_checks(app: Any, settings: Settings, only: str | None, where: str = ""
+                   ) -> list[Check]:
+    """Every project's index and catalog (or ``only`` that one), read through ``app``; run
+    where the indexes are open (the daemon, when one runs). ``where`` ends the index line."""
     from .index import make_store
-    from .service import CiteLoom
 
     checks: list[Check] = []
+    try:
+        names = [only] if only else [p["project"] for p in app.list_projects()]
+    except Exception as exc:  # noqa: BLE001
+        return [_failed("projects", exc, only)]
+    for name in names:
+        found = _index_checks(app, settings, name, only)
+        if where and found[0].status == "pass":
+            found[0].detail += where
+        checks += found + _catalog_checks(app, settings, name, only)
+    if settings.qdrant_url and not settings.qdrant_url.startswith("file://"):
+        try:
+            key = settings.qdrant_api_key
+            make_store("server", settings.index_dir, settings.qdrant_url,
+                       key.get_secret_value() if key else None).projects()
+            checks.append(Check("qdrant server", "pass", "reachable"))
+        except CiteLoomError as exc:
+            checks.append(Check("qdrant server", "fail", exc.message, exc.hint))
+    return checks
+
+
+def _projects(settings: Settings, only: str | None) -> list[Check]:
+    """The projects checked by the running daemon, which holds their indexes open, or here
+    when none runs."""
+    from .service import CiteLoom
+
+    checked = _through_daemon(settings, only)
+    if checked is not None:
+        return checked
     app = CiteLoom(settings)
     try:
-        try:
-            names = [only] if only else [p["project"] for p in app.list_projects()]
-        except Exception as exc:  # noqa: BLE001
-            return [_failed("projects", exc, only)]
-        for name in names:
-            checks += _index_checks(app, settings, name, only)
-            checks += _catalog_checks(app, settings, name, only)
-        if settings.qdrant_url and not settings.qdrant_url.startswith("file://"):
-            try:
-                key = settings.qdrant_api_key
-                make_store("server", settings.index_dir, settings.qdrant_url,
-                           key.get_secret_value() if key else None).projects()
-                checks.append(Check("qdrant server", "pass", "reachable"))
-            except CiteLoomError as exc:
-                checks.append(Check("qdrant server", "fail", exc.message, exc.hint))
+        return project_checks(app, settings, only)
     finally:
         with contextlib.suppress(Exception):  # closing a damaged index must not crash it
             app.close()
-    return checks
+
+
+def _through_daemon(settings: Settings, only: str | None) -> list[Check] | None:
+    """The daemon's checks of the projects; None when no daemon runs (nothing is started
+    for a check)."""
+    from .daemon.client import DaemonClient
+
+    if not settings.daemon:
+        return None
+    client = DaemonClient(settings, spawn=False)
+    try:
+        if client.health() is None:
+            return None
+        try:
+            found = client.post("/call/validate", client.agreeing({"project": only}))
+        except CiteLoomError as exc:  # other settings than the daemon's, say
+            return [Check("daemon", "fail", f"{exc.code}: {exc.message}", exc.hint)]
+        return [Check(**c) for c in found]
+    finally:
+        client.close()
 
 
 def _zotero(settings: Settings) -> list[Check]:

@@ -20,7 +20,7 @@ from ..errors import CiteLoomError, IndexUnavailable, from_dict
 from ..index import DEFAULT_FUSION, SearchFilter
 from ..payload import PASSAGE_CHARS, Passage
 from ..report import FileResult, IngestReport
-from . import DaemonPaths, daemon_paths
+from . import DaemonPaths, agree, daemon_paths
 
 START_TIMEOUT_S = 60.0  # a cold start imports the service: seconds on a slow machine
 
@@ -34,11 +34,19 @@ class DaemonClient:
         self.settings = settings
         self.paths: DaemonPaths = daemon_paths(settings.data_dir)
         self.spawn = spawn
+        self._view: dict[str, Any] | None = None
         self._http = httpx.Client(transport=httpx.HTTPTransport(uds=str(self.paths.socket)),
                                   base_url="http://citeloom.daemon", timeout=None)
 
     def close(self) -> None:
         self._http.close()
+
+    def agreeing(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload`` with this command's settings, which the daemon checks against its
+        own (``agree.py``)."""
+        if self._view is None:
+            self._view = agree.view(self.settings)
+        return {**payload, agree.KEY: self._view}
 
     def _send(self, method: str, url: str, **kw: Any) -> Any:
         import httpx
@@ -106,8 +114,9 @@ class RemoteJobs:
 
     def start(self, project: str, source: str, kind: str = "ingest",
               args: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self.client.post("/jobs", {"project": project, "source": source, "kind": kind,
-                                          "args": args or {}, "started_by": self.started_by})
+        return self.client.post("/jobs", self.client.agreeing({
+            "project": project, "source": source, "kind": kind, "args": args or {},
+            "started_by": self.started_by}))
 
     def get(self, job_id: str, wait: float = 0.0, seen: int = -1) -> dict[str, Any]:
         return self.client.get(f"/jobs/{job_id}", wait=wait, seen=seen)
@@ -132,7 +141,7 @@ class RemoteCiteLoom:
         self.client.close()
 
     def _call(self, op: str, **args: Any) -> Any:
-        return self.client.post(f"/call/{op}", args)
+        return self.client.post(f"/call/{op}", self.client.agreeing(args))
 
     # -- queries and the library ----------------------------------------------------------
     def query(self, project_name: str | None, text: str, *, mode: str = "hybrid",
@@ -231,6 +240,10 @@ class RemoteCiteLoom:
     def delete_project(self, name: str) -> dict[str, Any]:
         return self._call("delete_project", project=self._name(name))
 
+    def _workers(self, workers: int | None) -> int | None:
+        """A job's workers: the command's (its flag, else its [defaults] workers)."""
+        return workers if workers is not None else self.settings.workers
+
     def _name(self, project_name: str | None) -> str:
         return self.settings.project(project_name, create=True).name
 
@@ -240,7 +253,8 @@ class RemoteCiteLoom:
                ray: str | None = None) -> IngestReport:
         files = [str(Path(p).expanduser().absolute()) for p in paths]
         return self._job(project_name, ", ".join(files), "ingest",
-                         {"paths": files, "prune": prune, **_scale(workers, ray)}, progress)
+                         {"paths": files, "prune": prune,
+                          **_scale(self._workers(workers), ray)}, progress)
 
     def ingest_zotero(self, project_name: str | None, collection: str | None, *,
                       include_subcollections: bool = False,
@@ -250,14 +264,15 @@ class RemoteCiteLoom:
                       ray: str | None = None) -> IngestReport:
         args = {"collection": collection, "include_subcollections": include_subcollections,
                 "tags_include": tags_include or [], "tags_exclude": tags_exclude or [],
-                "annotations": annotations, **_scale(workers, ray)}
+                "annotations": annotations, **_scale(self._workers(workers), ray)}
         return self._job(project_name, f"zotero:{collection or 'library'}", "zotero", args,
                          progress)
 
     def reindex(self, project_name: str | None, progress: Any = None,
                 workers: int | None = None, ray: str | None = None,
                 dense_model: str | None = None) -> IngestReport:
-        args = {**_scale(workers, ray), **({"dense_model": dense_model} if dense_model else {})}
+        args = {**_scale(self._workers(workers), ray),
+                **({"dense_model": dense_model} if dense_model else {})}
         return self._job(project_name, "reindex", "reindex", args, progress)
 
     def _job(self, project_name: str | None, source: str, kind: str, args: dict[str, Any],

@@ -38,7 +38,7 @@ from ..config import Settings
 from ..errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
 from ..index import DEFAULT_FUSION, SearchFilter
 from ..payload import PASSAGE_CHARS, hit_json
-from . import DaemonPaths, daemon_paths
+from . import DaemonPaths, agree, daemon_paths
 
 log = logging.getLogger("citeloom.daemon")
 ZYGOTE_AFTER_S = 5.0  # the MCP zygote starts this long after the daemon (prefork.py)
@@ -109,8 +109,11 @@ class Daemon:
             {**p, "jobs": self._active(p["project"])} for p in self.app.list_projects()]
         self.ops["inspect"] = lambda a: {**self.app.inspect(a["project"], a.get("sample", 3)),
                                          "jobs": self._active(a["project"])}
+        self.ops["validate"] = self._validate
         for op in ("repair", "delete_project", "remove_documents"):  # not under a job
             self.ops[op] = self._not_while_writing(self.ops[op])
+        self._reloading = threading.Lock()
+        self._stamp = self._config_stamp()
         self.last_call = time.monotonic()
         self.started = time.time()
         self.server: Any = None
@@ -157,11 +160,11 @@ class Daemon:
             op = self.ops.get(name)
             if op is None:
                 return await run(lambda: _raise(InvalidInput(f"no operation {name!r}")))
-            return await run(lambda: op(args))
+            return await run(lambda: op(self.agreed(args)))
 
         async def start_job(request: Request) -> JSONResponse:
             a = await body(request)
-            return await run(lambda: self.start_job(a))
+            return await run(lambda: self.start_job(self.agreed(a)))
 
         async def list_jobs(request: Request) -> JSONResponse:
             project = request.query_params.get("project")
@@ -182,6 +185,22 @@ class Daemon:
             Route("/jobs", start_job, methods=["POST"]), Route("/jobs", list_jobs),
             Route("/jobs/{job}", get_job), Route("/jobs/{job}/cancel", cancel_job,
                                                  methods=["POST"])])
+
+    def _validate(self, a: dict[str, Any]) -> list[dict[str, Any]]:
+        """``citeloom validate``'s index and catalog checks, run here where they are open."""
+        from ..validate import project_checks
+
+        where = f" (checked in the daemon, process {os.getpid()})"
+        return [c.__dict__ for c in project_checks(self.app, self.settings,
+                                                   a.get("project"), where)]
+
+    def agreed(self, args: dict[str, Any]) -> dict[str, Any]:
+        """``args`` without the command's settings, once they agree with this daemon's
+        (``agree.py``); the daemon's own config file is re-read first if it changed."""
+        self.refresh()
+        command = args.pop(agree.KEY, None)
+        agree.check(agree.view(self.settings), command, agree.touched(args))
+        return args
 
     def _not_while_writing(self, op: Callable[[dict[str, Any]], Any]
                            ) -> Callable[[dict[str, Any]], Any]:
@@ -230,12 +249,9 @@ class Daemon:
     def _housekeeping(self) -> None:
         """Stop when idle; optimize and release indexes nobody used for a while (so an
         in-process user can open them)."""
-        stamp = self._config_stamp()
         while self.server is None or not self.server.should_exit:
             time.sleep(1.0)
-            if self._config_stamp() != stamp:
-                stamp = self._config_stamp()
-                self.reload()
+            self.refresh()
             release = self.settings.release_idle_s
             if self.idle():
                 log.info("idle: stopping")
@@ -245,6 +261,14 @@ class Daemon:
                 busy = {j.project for j in self.jobs.active()}
                 with contextlib.suppress(Exception):
                     self.app.release_idle(release, busy)
+
+    def refresh(self) -> None:
+        """Reload citeloom.toml if it changed since it was read (at most one thread)."""
+        with self._reloading:
+            stamp = self._config_stamp()
+            if stamp != self._stamp:
+                self._stamp = stamp
+                self.reload()
 
     def _config_stamp(self) -> int | None:
         path = self.settings.config_path

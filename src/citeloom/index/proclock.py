@@ -26,10 +26,12 @@ PROCESS_LOCK = ".lock"  # in the project folder: flock-ed by the one process usi
 _POLL_S = 0.1
 
 
-_HINT_HELD = ("another CiteLoom process holds it: an ingest (wait for it to finish), "
-              "or the MCP server, which lets go of an index after [mcp] "
-              "release_idle_s seconds without queries (retry then, or ingest "
-              "through its ingest_from_source tool)")
+_HINT_HELD = ("another CiteLoom process holds it. The library daemon holds the indexes it "
+              "serves: run the command with the daemon on (the default; [daemon] enabled, "
+              "CITELOOM_DAEMON) so it goes through it, or `citeloom daemon stop` first. "
+              "A process run without the daemon (an ingest, "
+              "an MCP server with [daemon] enabled = false, which lets go after [mcp] "
+              "release_idle_s seconds without queries) holds it until it ends: retry then")
 
 
 class _Held:
@@ -117,11 +119,23 @@ def _try_flock(path: Path) -> int | None:
 
 
 def _holder(path: Path) -> str:
+    """Who holds the lock, as far as this system says: the process and what it runs."""
     try:
         pid = path.read_text().strip()
     except OSError:
         pid = ""
-    return f"process {pid}" if pid.isdigit() else "another process"
+    if not pid.isdigit():
+        return "another process"
+    try:  # Linux: what that process runs
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return f"process {pid}"
+    words = [a.decode(errors="replace") for a in argv]
+    if "daemon" in words and "run" in words:
+        return f"process {pid}, the CiteLoom daemon of this data dir"
+    if "serve" in words:
+        return f"process {pid}, a CiteLoom MCP server"
+    return f"process {pid}"
 
 
 class _Lease:
