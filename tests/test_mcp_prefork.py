@@ -161,3 +161,54 @@ def test_without_a_daemon_serve_serves_by_itself(lib: dict[str, Any]) -> None:  
     _wait(lambda: not _alive(zygote), 30, "the zygote outlived the daemon")
     assert not paths.mcp_socket.exists()
     assert sys.executable  # (the next `serve` starts the slow way again, as above)
+
+
+def test_a_changed_installation_reaches_the_next_window(lib: dict[str, Any]) -> None:  # noqa: F811
+    """Issue #31: an upgrade that keeps ``__version__`` (here: an edited copy of the package)
+    reaches the next Claude window without anybody restarting the daemon."""
+    import shutil
+
+    import citeloom
+
+    copy = lib["root"] / "site"
+    shutil.copytree(Path(citeloom.__file__).parent, copy / "citeloom",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    lib["env"] = {**lib["env"], "PYTHONPATH": str(copy)}  # every process runs the copy
+    assert cli(lib, "ingest", str(lib["seed"]), "-p", "s", "--json").returncode == 0
+    paths = daemon_paths(lib["data"])
+    _wait(paths.mcp_socket.exists, 60, "the daemon started no MCP zygote")
+    daemon = _pid(lib["data"])
+
+    def window(name: str) -> dict[str, Any]:
+        log = lib["root"] / f"{name}.log"
+        world = {**lib, "env": {**lib["env"], "CITELOOM_LOG_FILE": str(log)}}
+
+        async def session() -> dict[str, Any]:
+            async with mcp(world) as c:
+                projects = (await c.call_tool("list_projects", {})).data
+                return {"instructions": c.instructions,
+                        "projects": [p["project"] for p in projects["projects"]],
+                        "relay": _spawned_serve(log)}
+
+        got = asyncio.run(session())
+        [got["server"]] = _servers(log)
+        return got
+
+    first = window("first")
+    assert first["server"] != first["relay"]  # a fork of the zygote
+    assert first["instructions"].startswith("CiteLoom searches")
+
+    schema = copy / "citeloom" / "mcp_schema.py"  # "the upgrade": other code, same version
+    schema.write_text(schema.read_text().replace('INSTRUCTIONS = """CiteLoom',
+                                                 'INSTRUCTIONS = """Upgraded. CiteLoom', 1))
+    second = window("second")
+    assert second["instructions"].startswith("Upgraded.")  # the new code answered
+    assert second["server"] == second["relay"]  # the stale zygote handed it back
+    assert second["projects"] == ["s"]
+    # Its first call found the daemon on the old code and idle: that daemon was replaced.
+    new = _pid(lib["data"])
+    assert new and new != daemon and not _alive(daemon)
+    _wait(paths.mcp_socket.exists, 60, "the new daemon started no MCP zygote")
+    third = window("third")
+    assert third["instructions"].startswith("Upgraded.")
+    assert third["server"] != third["relay"]  # forked again, from a zygote of the new code

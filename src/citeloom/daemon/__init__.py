@@ -15,6 +15,7 @@ Zotero collections of projects with ``watch = true`` (``watch.py``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tempfile
@@ -45,3 +46,21 @@ def daemon_paths(data_dir: Path) -> DaemonPaths:
            else socket.with_suffix(".mcp.sock"))
     return DaemonPaths(data_dir, socket, data_dir / "daemon.lock", data_dir / "daemon.pid",
                        data_dir / "daemon.log", mcp)
+
+
+@functools.cache
+def install_fingerprint() -> str:
+    """Which code this process runs: a digest of the installed package's Python files (names
+    and contents; 7 ms for 87 files). An upgrade, or an edited checkout, changes it even when
+    ``__version__`` does not, so a daemon or an MCP zygote started before it is noticed
+    (``client.py``, ``prefork.py``). Computed once per process, at its first use: call it
+    early in a long-lived process, before the files can change under it."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:  # removed while read: that too is another installation
+            digest.update(b"\0missing")
+    return digest.hexdigest()[:24]

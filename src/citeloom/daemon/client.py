@@ -20,7 +20,7 @@ from ..errors import CiteLoomError, IndexUnavailable, from_dict
 from ..index import DEFAULT_FUSION, SearchFilter
 from ..payload import PASSAGE_CHARS, Passage
 from ..report import FileResult, IngestReport
-from . import DaemonPaths, agree, daemon_paths
+from . import DaemonPaths, agree, daemon_paths, install_fingerprint
 
 START_TIMEOUT_S = 60.0  # a cold start imports the service: seconds on a slow machine
 
@@ -35,6 +35,7 @@ class DaemonClient:
         self.paths: DaemonPaths = daemon_paths(settings.data_dir)
         self.spawn = spawn
         self._view: dict[str, Any] | None = None
+        self._install_checked = False
         self._http = httpx.Client(transport=httpx.HTTPTransport(uds=str(self.paths.socket)),
                                   base_url="http://citeloom.daemon", timeout=None)
 
@@ -51,6 +52,9 @@ class DaemonClient:
     def _send(self, method: str, url: str, **kw: Any) -> Any:
         import httpx
 
+        if self.spawn and not self._install_checked:
+            self._install_checked = True
+            self._same_install()
         try:
             response = self._http.request(method, url, **kw)
         except (httpx.ConnectError, httpx.RemoteProtocolError, FileNotFoundError):
@@ -80,6 +84,22 @@ class DaemonClient:
             return None
         return data.get("result")
 
+    def _same_install(self) -> None:
+        """A daemon that runs another installation's code (CiteLoom was upgraded, or the
+        checkout edited, since it started) is stopped if it has no job running, so that
+        this command, and the MCP windows after it, are served by today's code; with a job
+        running it serves on, and stops when idle."""
+        import signal
+
+        health = self.health()
+        if not health or health.get("install") == install_fingerprint() or health.get("jobs"):
+            return
+        with contextlib.suppress(ProcessLookupError, KeyError, ValueError):
+            os.kill(int(health["pid"]), signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        while self.health() is not None and time.monotonic() < deadline:
+            time.sleep(0.1)
+
     def start(self) -> None:
         """Start a daemon for this data dir (if two clients race, one daemon wins the
         lock and the other exits) and wait until it answers."""
@@ -89,17 +109,27 @@ class DaemonClient:
             env["CITELOOM_CONFIG"] = str(self.settings.config_path)
         env["CITELOOM_DATA_DIR"] = str(self.paths.data_dir)
         env["CITELOOM_MODELS_DIR"] = str(self.settings.models_dir)
-        fd = os.open(self.paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        with os.fdopen(fd, "ab") as log:
-            proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-                [sys.executable, "-m", "citeloom.cli", "daemon", "run"], env=env,
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+
+        def spawn() -> subprocess.Popen:
+            fd = os.open(self.paths.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            with os.fdopen(fd, "ab") as log:
+                return subprocess.Popen(  # noqa: S603 - our own interpreter and module
+                    [sys.executable, "-m", "citeloom.cli", "daemon", "run"], env=env,
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+
+        proc = spawn()
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.health() is not None:
                 return
-            if proc.poll() not in (None, 0):
+            code = proc.poll()
+            if code not in (None, 0):
                 break
+            if code == 0:  # the lock was held: by a daemon starting, or one still stopping
+                time.sleep(0.5)
+                if self.health() is None:
+                    proc = spawn()
+                continue
             time.sleep(0.05)
         raise IndexUnavailable(f"the CiteLoom daemon did not start (log: {self.paths.log})",
                                "read the log; `citeloom validate` checks the installation")

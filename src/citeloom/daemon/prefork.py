@@ -108,9 +108,11 @@ def _stand_in(pid: int) -> int:
 
 
 def _version() -> str:
-    from citeloom import __version__
+    """This process's code: the installation's fingerprint, not a version string that an
+    upgrade or an edited checkout may leave as it was."""
+    from citeloom.daemon import install_fingerprint
 
-    return __version__
+    return install_fingerprint()
 
 
 def _read_message(conn: socket.socket) -> bytes:
@@ -143,7 +145,10 @@ def _preload() -> None:
 
 def serve_zygote(socket_path: Path, parent: int) -> None:
     """Fork an MCP server for each ``citeloom serve`` that connects, until ``parent`` (the
-    daemon) is gone or this process is told to stop."""
+    daemon) is gone, this process is told to stop, or a ``serve`` of another installation
+    connects: that one serves by itself, and this zygote, whose code is now stale, ends (the
+    daemon starts a fresh one)."""
+    _version()  # the code about to be imported, before it can change
     _preload()
     with contextlib.suppress(FileNotFoundError):
         socket_path.unlink()
@@ -163,34 +168,37 @@ def serve_zygote(socket_path: Path, parent: int) -> None:
             except TimeoutError:
                 continue
             with conn:
-                _fork_server(listener, conn)
+                if _fork_server(listener, conn) == "stale":
+                    return
     finally:
         with contextlib.suppress(FileNotFoundError):
             socket_path.unlink()
 
 
-def _fork_server(listener: socket.socket, conn: socket.socket) -> None:
+def _fork_server(listener: socket.socket, conn: socket.socket) -> str | None:
+    """Fork a server for the ``serve`` on ``conn``; "stale" when it runs another
+    installation's code than this zygote."""
     fds: list[int] = []
     try:
         conn.settimeout(10.0)
         if not _peer_is_owner(conn):
-            return
+            return None
         msg, fds, _flags, _addr = socket.recv_fds(conn, 1 << 20, 3)
         while len(msg) < _HEADER.size or len(msg) < _HEADER.size + _HEADER.unpack(
                 msg[:_HEADER.size])[0]:
             part = conn.recv(1 << 20)
             if not part:
-                return
+                return None
             msg += part
         request = json.loads(msg[_HEADER.size:])
         if len(fds) != 3:
             conn.sendall(_message({"error": "expected stdin, stdout and stderr",
                                    "nothing_taken": True}))
-            return
+            return None
         if (request.get("python"), request.get("version")) != (sys.executable, _version()):
-            # Another interpreter or CiteLoom version spawned it: it serves by itself.
+            # Another interpreter or installation spawned it: it serves by itself.
             conn.sendall(_message({"error": "another CiteLoom", "nothing_taken": True}))
-            return
+            return "stale" if request.get("python") == sys.executable else None
         pid = os.fork()
         if pid == 0:  # the first child: fork the server, and go (init reaps the server)
             try:
@@ -200,10 +208,11 @@ def _fork_server(listener: socket.socket, conn: socket.socket) -> None:
                 os._exit(0)
         os.waitpid(pid, 0)
     except (OSError, ValueError):
-        return
+        return None
     finally:
         for fd in fds:
             os.close(fd)
+    return None
 
 
 def _message(data: dict[str, Any]) -> bytes:

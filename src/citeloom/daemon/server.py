@@ -38,7 +38,7 @@ from ..config import Settings
 from ..errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
 from ..index import DEFAULT_FUSION, SearchFilter
 from ..payload import PASSAGE_CHARS, hit_json
-from . import DaemonPaths, agree, daemon_paths
+from . import DaemonPaths, agree, daemon_paths, install_fingerprint
 
 log = logging.getLogger("citeloom.daemon")
 ZYGOTE_AFTER_S = 5.0  # the MCP zygote starts this long after the daemon (prefork.py)
@@ -119,6 +119,7 @@ class Daemon:
         self.server: Any = None
         self.watcher: Any = None
         self.zygote: Any = None
+        self._zygote_started = 0.0
 
     # -- HTTP ----------------------------------------------------------------------------
     def asgi(self) -> Any:
@@ -148,6 +149,8 @@ class Daemon:
 
         async def health(request: Request) -> JSONResponse:
             return await run(lambda: {"pid": os.getpid(), "version": __version__,
+                                      "install": install_fingerprint(),
+                                      "jobs": len(self.jobs.active()),
                                       "data_dir": str(self.settings.data_dir),
                                       "config": str(self.settings.config_path or ""),
                                       "started": self.started,
@@ -252,6 +255,7 @@ class Daemon:
         while self.server is None or not self.server.should_exit:
             time.sleep(1.0)
             self.refresh()
+            self._keep_zygote()
             release = self.settings.release_idle_s
             if self.idle():
                 log.info("idle: stopping")
@@ -314,6 +318,17 @@ class Daemon:
         except Exception:  # noqa: BLE001 - reported when a call needs the model
             log.warning("warm-up failed", exc_info=True)
 
+    def _keep_zygote(self) -> None:
+        """A zygote that ended (it met a newer installation's `serve`, or crashed) is
+        replaced by a fresh one, which imports the code installed now; at most every
+        ZYGOTE_AFTER_S * 6 seconds, so one that cannot start does not spin."""
+        zygote = self.zygote
+        if (zygote is None or zygote.poll() is None
+                or time.monotonic() - self._zygote_started < ZYGOTE_AFTER_S * 6):
+            return
+        log.info("the MCP zygote ended (code %s): starting a fresh one", zygote.returncode)
+        self._start_zygote()
+
     def _start_zygote(self) -> None:
         """The process ``citeloom serve`` hands its stdio to, for a start-up without the
         imports (``prefork.py``). Without it, servers start the slow way: not an error."""
@@ -322,6 +337,7 @@ class Daemon:
 
         if not self.settings.mcp_prefork or self.server is None or self.server.should_exit:
             return
+        self._zygote_started = time.monotonic()
         try:
             self.zygote = subprocess.Popen(  # noqa: S603 - our own interpreter and module
                 [sys.executable, "-m", "citeloom.daemon.prefork", str(self.paths.mcp_socket),
@@ -391,6 +407,7 @@ def run_daemon(settings: Settings) -> int:
             log.info("a daemon already serves %s", paths.data_dir)
             return 0
         paths.pid.write_text(f"{os.getpid()}\n")
+        install_fingerprint()  # the code this daemon runs, before the files can change
         # `kill -USR1 PID` prints every thread's stack to daemon.log: a hang explains itself.
         faulthandler.register(signal.SIGUSR1, all_threads=True)
         daemon = Daemon(settings)
