@@ -224,6 +224,29 @@ def test_the_conference_line_of_page_one(line: str, year: int | None) -> None:
     assert _year(line, {}, [], [line])[0] == year
 
 
+@pytest.mark.parametrize(("whole", "year"), [
+    # the notes of three corpus2 vignettes (network p1, seriation p2, kernlab p20)
+    ("PLEASE NOTE: This document has been modified from the original paper. The original "
+     "paper is: network: A Package for Managing Relational Data in R. Journal of Statistical "
+     "Software 24:2, 2008. Later versions of the package have new functions.", 2008),
+    ("A previous version of this manuscript was published in the Journal of Statistical "
+     "Software (Hahsler, Hornik, and Buchta 2008). Since then the package has grown (2017).",
+     2008),
+    ("A shorter version of this introduction to the R package kernlab is published as "
+     "Karatzoglou, Smola, Hornik, and Zeileis (2004) in the Journal of Statistical Software.",
+     2004),
+    # another document: a conference or preliminary version; two years: which one?
+    ("A preliminary version of this paper appeared in the Proceedings of ICML 2019.", None),
+    ("An earlier version of this paper was published in 2001 and revised in 2003.", None),
+    ("The original paper is: a draft we never finished, 2010.", None),  # no venue
+    ("Smith (2004) published the original method; we extend it.", None),  # no own note
+])
+def test_the_note_about_the_published_version(whole: str, year: int | None) -> None:
+    from citeloom.pdfmeta import _year
+
+    assert _year("Some Title\nJane Author", {}, [], [], whole=whole)[0] == year
+
+
 def test_thesis_title_page_years() -> None:
     from citeloom.pdfmeta import _year
 

@@ -417,6 +417,49 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     return [], None
 
 
+# The paper's own note about its published version, on any page (R vignettes and reprints
+# of journal papers): "The original paper is: <title>. Journal of Statistical Software 24:2,
+# 2008", "A previous version of this manuscript was published in the Journal of Statistical
+# Software (Hahsler, Hornik, and Buchta 2008)", "A shorter version of this introduction ... is
+# published as Karatzoglou, Smola, Hornik, and Zeileis (2004)". Not a preliminary,
+# conference or thesis version: that is another document.
+_VERSION_NOTE = re.compile(
+    r"\b(?:an?|the)\s+(?:previous|earlier|shorter|original|first)\s+version\s+of\s+this\s+"
+    r"(?:manuscript|paper|article|document|vignette|introduction|note|work|report)\b"
+    r"|\bthe\s+original\s+(?:paper|article)\s+is\s*:"
+    r"|\bthis\s+(?:document|vignette|manuscript|paper|article|note)\s+(?:is|has\s+been)\s+"
+    r"(?:an?\s+)?(?:updated|modified|revised|adapted|corrected)\s+(?:version\s+of|from)\b",
+    re.IGNORECASE)
+_OTHER_VERSION = re.compile(r"\b(?:preliminary|extended|conference|workshop|abridged)\s+"
+                            r"version\b|\b(?:proceedings|proc\.|conference|workshop|symposium|"
+                            r"meeting|congress|thesis|dissertation)\b", re.IGNORECASE)
+_VENUE = re.compile(r"journal|news|proceedings|press|\bvol", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?][\"”’)]?\s+(?=[A-Z])")
+
+
+def _version_note_year(text: str) -> int | None:
+    """The year of the published version a paper's own note names, when the note names one
+    year (two: which is it? none taken)."""
+    for m in _VERSION_NOTE.finditer(text):
+        rest = text[m.end(): m.end() + 220]
+        if m.group(0).rstrip().endswith(":"):  # "The original paper is: ... Journal 24:2, 2008"
+            y = re.search(rf"\b{YEAR}\b", rest)
+            rest = rest[: y.end()] if y else ""
+            if not _VENUE.search(rest):
+                continue
+        else:  # the rest of the sentence
+            end = _SENTENCE_END.search(rest)
+            rest = rest[: end.start() + 1] if end else rest
+        sentence = m.group(0) + rest
+        if _OTHER_VERSION.search(sentence) or not re.search(
+                r"published|appeared|journal|news|original paper", sentence, re.IGNORECASE):
+            continue
+        years = set(re.findall(rf"\b{YEAR}\b", rest))
+        if len(years) == 1 and _year_ok(int(next(iter(years)))):
+            return int(next(iter(years)))
+    return None
+
+
 def _first_year(rx: re.Pattern[str], text: str) -> int | None:
     for m in rx.finditer(text):
         year = next((int(g) for g in m.groups() if g and g.isdigit()), None)
@@ -426,13 +469,15 @@ def _first_year(rx: re.Pattern[str], text: str) -> int | None:
 
 
 def _year(text: str, info: dict[str, str], header: list[str] | None = None,
-          first_page: list[str] | None = None) -> tuple[int | None, str | None]:
+          first_page: list[str] | None = None, whole: str = "") -> tuple[int | None, str | None]:
     """The journal's citation or issue line, the paper's own reference (ACM's "Reference
     Format"), arXiv's stamp (pages 1-2); the conference's own date line (page 1); the © or
     "Published" line, a manuscript's "Dated:"/"Draft version"/"Preprint submitted to ..."
     date, the last date of its "Received ...; accepted ..." line; then a date in the header
     under the title ("June 2002", "January 6, 2023", "Budapest, 2022", "2021"), a thesis's
-    "submitted ... 2008"; then a year in the info dictionary's Subject. Never the file's
+    "submitted ... 2008"; then the year of the published version the paper's own note
+    names, on any page of ``whole`` ("A previous version of this manuscript was published
+    in ... (2008)"); then a year in the info dictionary's Subject. Never the file's
     creation date (a paper printed to PDF years later carries that year), never a year
     cited in the text."""
     for rx in (_VOLUME, _CITATION, _ISSUE, _SELF_CITE, _ARXIV):
@@ -466,6 +511,9 @@ def _year(text: str, info: dict[str, str], header: list[str] | None = None,
                                                line)
         if m and _year_ok(int(m.group(1))):
             return int(m.group(1)), PDF_TEXT
+    year = _version_note_year(whole or text)  # its note about its published version
+    if year:
+        return year, PDF_TEXT
     m = re.search(rf"\b{YEAR}\b", info.get("Subject", ""))
     if m and _year_ok(int(m.group(1))):
         return int(m.group(1)), PDF_METADATA
@@ -508,7 +556,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         authors, how = named, PDF_TEXT
     if authors:
         out["authors"], src["authors"] = authors, how
-    year, how = _year(text, info, _header(first_page, title), first_page)
+    year, how = _year(text, info, _header(first_page, title), first_page,
+                      whole=" ".join(_page_texts(doc, 10_000)))
     if year:
         out["year"], src["year"] = year, how
     doi, how = _doi(text, info)
