@@ -5,7 +5,7 @@ verbatim evidence phrase), the PDFs are ingested into a fresh project, and a que
 when one chunk whose page span overlaps its pages holds the evidence phrase (both compared
 after ``pdfqa.normalise``, as `citeloom eval pdfqa` compares them). With ``--before``, a
 second project is built with ``text_repair = false`` in the same run, which is how the index
-looked before the repair ladder.
+looked before the repair ladder. With ``--chunkers``, one project per chunker version.
 
     .venv/bin/python benchmarks/evidence_indexed.py src/citeloom/data/pdfqa_dev2.jsonl \\
         --corpus ../shared --before --out benchmarks/results/evidence_indexed_dev2.json
@@ -69,19 +69,32 @@ def main() -> None:
     ap.add_argument("--models-dir", type=Path,
                     default=Path(os.environ.get("CITELOOM_MODELS_DIR", "")) if os.environ.get(
                         "CITELOOM_MODELS_DIR") else Path.home() / ".local/share/citeloom/models")
+    ap.add_argument("--chunkers", default="",
+                    help="comma-separated chunker versions to build one project each with "
+                         "(docling-hybrid/v2,docling-hybrid/v3), instead of the default's")
+    ap.add_argument("--data-dir", type=Path,
+                    help="a data dir to build in (its conversion cache is reused); "
+                         "default: a temporary one")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/evidence_indexed.json"))
     args = ap.parse_args()
     questions = load_devset(args.questions)
     paths = [args.corpus / p for p in dict.fromkeys(q.pdf for q in questions)]
+    chunkers = [c for c in args.chunkers.split(",") if c]
+    projects = {name: ProjectConfig(name=name, chunker=c) for c in chunkers
+                for name in ["evidence-" + c.rsplit("/", 1)[-1]]}
+    if not chunkers:
+        projects["after"] = ProjectConfig(name="after")
+        if args.before:
+            projects["before"] = ProjectConfig(name="before", text_repair=False)
     with tempfile.TemporaryDirectory(prefix="citeloom-evidence-") as tmp:
-        settings = Settings(data_dir=Path(tmp), models_dir=args.models_dir, projects={
-            "after": ProjectConfig(name="after"),
-            "before": ProjectConfig(name="before", text_repair=False)})
+        settings = Settings(data_dir=args.data_dir or Path(tmp), models_dir=args.models_dir,
+                            projects=projects)
         app = CiteLoom(settings)
         try:
-            runs = [measure(app, "after", questions, paths)]
-            if args.before:
-                runs.insert(0, measure(app, "before", questions, paths))
+            runs = []
+            for name in sorted(projects, key=lambda n: n != "before"):
+                app.remove_project(name)  # built afresh, from the cached conversions
+                runs.append(measure(app, name, questions, paths))
         finally:
             app.close()
     result = {"questions_file": str(args.questions), "measured": time.strftime("%Y-%m-%d %H:%M"),

@@ -35,7 +35,16 @@ SPECIAL_TOKENS = 2  # [CLS] ... [SEP]
 # How a project chunks is part of its model lock. v2 embeds each passage with the last
 # words of the passage before it in the same document (docs/DECISIONS.md "The passage
 # before"); v1, the chunker of indexes built before, embeds the passage alone.
-CONTEXT_WORDS = {"docling-hybrid/v1": 0, "docling-hybrid/v2": 80}
+CONTEXT_WORDS = {"docling-hybrid/v1": 0, "docling-hybrid/v2": 80, "docling-hybrid/v3": 80}
+# v3 also keeps sentences whole where a paragraph is cut between two passages (the token
+# limit cuts it at any word): the words after the passage's last full stop move to the
+# passage that continues the sentence, when it has room (docs/DECISIONS.md).
+WHOLE_SENTENCES = {"docling-hybrid/v3"}
+# The end of a sentence: a full stop, question or exclamation mark after a word (a closing
+# quote or bracket after it), then a space and a capital (not ". . 1" of a printed matrix).
+_SENTENCE_END = re.compile(r"(?<=[^\W_])[.!?][\"”’)\]]?\s+(?=[\"“(\[]?[A-Z])")
+# The last words may move only while they are a small part of the passage.
+MOVE_SHARE = 0.5
 
 
 class WordPieceCounter(BaseTokenizer):
@@ -83,6 +92,14 @@ class Chunk:
         return SECTION_SEP.join(self.heading_chain)
 
 
+def _with_text(chunk: Chunk, text: str) -> Chunk:
+    """``chunk`` with another passage: its embedded text keeps the same headings before it."""
+    at = chunk.embed_text.rfind(chunk.text)
+    head = chunk.embed_text[:at] if at >= 0 else ""
+    return Chunk(chunk.index, text, head + text, chunk.heading_chain, chunk.page_start,
+                 chunk.page_end, chunk.item_labels)
+
+
 def token_count(tokenizer: Tokenizer, text: str) -> int:
     """Tokens the dense model sees for ``text``, special tokens included."""
     return len(tokenizer.encode(text, add_special_tokens=True).ids)
@@ -96,12 +113,14 @@ class Chunker:
         self.tokenizer = tokenizer
         self.window = window
         self.context_words = CONTEXT_WORDS[chunker]
+        self.whole_sentences = chunker in WHOLE_SENTENCES
         self.limit = chunk_limit(window, max_tokens)
         counter = WordPieceCounter(tokenizer=tokenizer, max_tokens=self.limit - SPECIAL_TOKENS)
         self._hybrid = HybridChunker(tokenizer=counter, merge_peers=True)
 
     def chunk(self, doc: DoclingDocument) -> list[Chunk]:
         chunks: list[Chunk] = []
+        ends: list[tuple[str, str]] = []  # each chunk's first and last document item
         for raw in self._hybrid.chunk(dl_doc=doc):
             text = raw.text.strip()
             if not text:
@@ -114,7 +133,9 @@ class Chunker:
             if any(section_kind(h) == "references" for h in headings):
                 labels.add("reference")
             embed_text = self._hybrid.contextualize(chunk=raw)
+            refs = [str(getattr(item, "self_ref", "")) for item in raw.meta.doc_items]
             for piece_text, piece_embed in self._fit(text, headings, embed_text):
+                ends.append((refs[0], refs[-1]) if refs else ("", ""))
                 chunks.append(
                     Chunk(
                         index=len(chunks),
@@ -126,10 +147,39 @@ class Chunker:
                         item_labels=sorted(labels),
                     )
                 )
+        if self.whole_sentences:
+            for i in range(len(chunks) - 1):
+                a, b = chunks[i], chunks[i + 1]
+                if (ends[i][1] and ends[i][1] == ends[i + 1][0]) or (  # one paragraph, cut
+                        b.text[:1].islower() and a.heading_chain == b.heading_chain):
+                    self._finish_sentence(a, b)  # (or one cut by a page or column break)
         if self.context_words:
             for before, chunk in zip(chunks, chunks[1:], strict=False):
                 self._add_context(chunk, before.text)
         return chunks
+
+    def _finish_sentence(self, chunk: Chunk, after: Chunk) -> None:
+        """Move the words after ``chunk``'s last full stop to the start of ``after``, which
+        continues the same paragraph, if ``after`` has room for them: a sentence cut by the
+        token limit is then whole in one passage (shown, BM25-indexed and embedded so). The
+        pages of ``after`` grow to the page the moved words were on."""
+        text = chunk.text
+        if re.search(r"[.!?:][\"”’)\]]?$", text):
+            return  # it ends a sentence already
+        stops = list(_SENTENCE_END.finditer(text))
+        last = stops[-1] if stops else None
+        if last is None or len(text) - last.end() > MOVE_SHARE * len(text):
+            return
+        tail, keep = text[last.end():], text[:last.end()].rstrip()
+        moved = _with_text(after, f"{tail} {after.text}")
+        if token_count(self.tokenizer, moved.embed_text) > self.limit:
+            return  # no room: the cut stays where the limit put it
+        after.text, after.embed_text = moved.text, moved.embed_text
+        kept = _with_text(chunk, keep)
+        chunk.text, chunk.embed_text = kept.text, kept.embed_text
+        if chunk.page_end is not None and (after.page_start is None
+                                           or chunk.page_end < after.page_start):
+            after.page_start = chunk.page_end
 
     def _add_context(self, chunk: Chunk, before: str) -> None:
         """Put the last words of the passage before in front of the passage, as much of

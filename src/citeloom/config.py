@@ -151,7 +151,8 @@ class ProjectConfig(BaseModel):
     dense_model: str = DEFAULT_DENSE_MODEL
     sparse_model: Literal["Qdrant/bm25", "none"] = DEFAULT_SPARSE_MODEL
     chunk_max_tokens: int = Field(256, ge=32, le=8192)
-    chunker: Literal["docling-hybrid/v1", "docling-hybrid/v2"] = DEFAULT_CHUNKER
+    chunker: Literal["docling-hybrid/v1", "docling-hybrid/v2", "docling-hybrid/v3"] = \
+        DEFAULT_CHUNKER
     ocr: bool = True
     ocr_languages: list[str] = Field(default_factory=lambda: ["eng", "deu"])
     # Read again the pages whose text does not read as language (docs/DECISIONS.md "Text
