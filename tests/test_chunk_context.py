@@ -40,7 +40,7 @@ def test_a_passage_is_embedded_after_the_end_of_the_one_before(converted, models
     bge = load_tokenizer(models_dir, BGE)
     v2 = Chunker(bge, 512, 256, "docling-hybrid/v2").chunk(doc)
     v1 = Chunker(bge, 512, 256, "docling-hybrid/v1").chunk(doc)
-    assert DEFAULT_CHUNKER == "docling-hybrid/v2" and len(v2) > 5
+    assert len(v2) > 5
     # The same passages, shown and BM25-indexed as before: only the dense input differs.
     assert [(c.text, c.embed_text, c.page_start) for c in v1] == \
         [(c.text, c.embed_text, c.page_start) for c in v2]
@@ -152,7 +152,9 @@ def test_the_index_holds_the_context_vectors_and_an_old_project_keeps_v1(
         assert app.inspect("lib", sample=0)["chunker_upgrade"] is None
         v2, after = _stored(app)
         dense = app.dense(BGE)
-        assert [c.text for c in v2] == [c.text for c in chunks] and set(after) == set(before)
+        # the same passages (v3 may move the end of a cut sentence to the next one)
+        assert " ".join(c.text for c in v2).split() == " ".join(c.text for c in chunks).split()
+        assert len(v2) == len(chunks) and set(after) == set(before)
         assert np.allclose(after[0], before[0], atol=1e-5)  # nothing before the first
         for k in (1, 2, len(v2) - 1):
             assert v2[k].dense_text != v2[k].embed_text

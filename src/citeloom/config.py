@@ -29,8 +29,9 @@ from .payload import PASSAGE_CHARS
 DEFAULT_DENSE_MODEL = "BAAI/bge-small-en-v1.5"
 DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
 # How passages are cut and what is embedded with them (chunk.py); v2 embeds a passage with
-# the end of the one before it. Part of the model lock.
-DEFAULT_CHUNKER = "docling-hybrid/v2"
+# the end of the one before it, v3 also keeps a sentence cut between two passages whole.
+# Part of the model lock.
+DEFAULT_CHUNKER = "docling-hybrid/v3"
 PROJECT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 # Every environment variable CiteLoom reads; .env.example documents each one.
