@@ -627,3 +627,17 @@ def test_a_failing_step_is_logged_not_fatal(monkeypatch: pytest.MonkeyPatch) -> 
     assert find_title(doc) == "Deep Learning for Things: A Study"  # the other steps ran
     with pytest.raises(RuntimeError):
         restructure(_flat_paper(), strict=True)
+
+
+def test_a_printed_sparse_matrix_is_not_a_table_of_contents(restructured) -> None:
+    """Matrix's sparseModels vignette prints `6 x 20 sparse Matrix` rows (". . . . 1 . . 1")
+    in the paragraph that explains them; dot runs before a number made the whole paragraph
+    a contents entry, and its prose left the index. A real contents line still is one."""
+    doc = restructured(CORPUS.parent.parent / "corpus2" / "pdfs" / "Matrix__sparseModels.pdf")
+    [item] = [t for t in doc.texts if "Since 2007, the Matrix package" in t.text]
+    assert item.content_layer == ContentLayer.BODY
+    assert Restructurer._is_toc("1 Introduction . . . . . . . . . . . . . 1 2 Sparse model "
+                                "matrices . . . . . . . . . . 3 3 Interactions . . . . . 5")
+    assert Restructurer._is_toc("Preface . . . . . . . . . . . . . . . . . . . . . . . . vii")
+    assert not Restructurer._is_toc("_ . . . . . . . . . . 1 . . 1 . 1 . . . . a . . 1 . . "
+                                    ". . . . . . . . . 1 . . 1 . . ck . . . . . . . . 1 . .")

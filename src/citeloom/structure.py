@@ -92,7 +92,9 @@ _TEXTUAL = {DocItemLabel.TEXT, DocItemLabel.PARAGRAPH, DocItemLabel.SECTION_HEAD
 _ROMAN_LOWER = r"(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
 _PAGE_NUMBER_RE = re.compile(rf"^(?:page\s*)?(?:#|{_ROMAN_LOWER})(?:\s*(?:/|of)\s*#)?$")
 _LEADER_RE = re.compile(r"(?:\.\s?){4,}\.?")
-_LEADER_ENTRY_RE = re.compile(r"(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})\b", re.I)
+# A contents entry: a dot leader, then its page number, then not more dots (". . . . 1 . . 1"
+# is a printed sparse matrix in running text, not a contents line).
+_LEADER_ENTRY_RE = re.compile(r"(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})\b(?!\s?\.)", re.I)
 MARGIN = 0.15  # fraction of the page height (or width, for sideways text) counted as margin
 MAX_RUNNING_WORDS = 60
 
