@@ -270,9 +270,12 @@ class RemoteCiteLoom:
     def delete_project(self, name: str) -> dict[str, Any]:
         return self._call("delete_project", project=self._name(name))
 
-    def _workers(self, workers: int | None) -> int | None:
-        """A job's workers: the command's (its flag, else its [defaults] workers)."""
-        return workers if workers is not None else self.settings.workers
+    def _scale(self, workers: int | None, ray: str | None) -> dict[str, Any]:
+        """The executor options for the job spec: the command's workers (its flag, else its
+        [defaults] workers) and Ray address; the daemon runs the pool or the Ray driver in
+        its job thread, and options left out get its configured defaults."""
+        workers = workers if workers is not None else self.settings.workers
+        return {k: v for k, v in (("workers", workers), ("ray", ray)) if v is not None}
 
     def _name(self, project_name: str | None) -> str:
         return self.settings.project(project_name, create=True).name
@@ -284,7 +287,7 @@ class RemoteCiteLoom:
         files = [str(Path(p).expanduser().absolute()) for p in paths]
         return self._job(project_name, ", ".join(files), "ingest",
                          {"paths": files, "prune": prune,
-                          **_scale(self._workers(workers), ray)}, progress)
+                          **self._scale(workers, ray)}, progress)
 
     def ingest_zotero(self, project_name: str | None, collection: str | None, *,
                       include_subcollections: bool = False,
@@ -294,14 +297,14 @@ class RemoteCiteLoom:
                       ray: str | None = None) -> IngestReport:
         args = {"collection": collection, "include_subcollections": include_subcollections,
                 "tags_include": tags_include or [], "tags_exclude": tags_exclude or [],
-                "annotations": annotations, **_scale(self._workers(workers), ray)}
+                "annotations": annotations, **self._scale(workers, ray)}
         return self._job(project_name, f"zotero:{collection or 'library'}", "zotero", args,
                          progress)
 
     def reindex(self, project_name: str | None, progress: Any = None,
                 workers: int | None = None, ray: str | None = None,
                 dense_model: str | None = None) -> IngestReport:
-        args = {**_scale(self._workers(workers), ray),
+        args = {**self._scale(workers, ray),
                 **({"dense_model": dense_model} if dense_model else {})}
         return self._job(project_name, "reindex", "reindex", args, progress)
 
@@ -338,9 +341,3 @@ class RemoteCiteLoom:
         if state["state"] == "cancelled":
             raise KeyboardInterrupt
         return IngestReport.from_dict(state["report"])
-
-
-def _scale(workers: int | None, ray: str | None) -> dict[str, Any]:
-    """The executor options for the job spec: the daemon runs the pool or the Ray driver
-    in its job thread; options left out get the daemon's configured defaults."""
-    return {k: v for k, v in (("workers", workers), ("ray", ray)) if v is not None}

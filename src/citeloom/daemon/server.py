@@ -112,6 +112,7 @@ class Daemon:
         self.ops["validate"] = self._validate
         for op in ("repair", "delete_project", "remove_documents"):  # not under a job
             self.ops[op] = self._not_while_writing(self.ops[op])
+        self._view = agree.view(settings)  # what each request's settings must share
         self._reloading = threading.Lock()
         self._stamp = self._config_stamp()
         self.last_call = time.monotonic()
@@ -202,7 +203,7 @@ class Daemon:
         (``agree.py``); the daemon's own config file is re-read first if it changed."""
         self.refresh()
         command = args.pop(agree.KEY, None)
-        agree.check(agree.view(self.settings), command, agree.touched(args))
+        agree.check(self._view, command, agree.touched(args))
         return args
 
     def _not_while_writing(self, op: Callable[[dict[str, Any]], Any]
@@ -296,6 +297,7 @@ class Daemon:
                         "until it stops", self.settings.data_dir)
             return
         self.settings = self.app.settings = new
+        self._view = agree.view(new)
         self._start_watching()
         log.info("citeloom.toml reloaded")
 
