@@ -20,7 +20,7 @@ import statistics
 import time
 from pathlib import Path
 
-from citeloom.pdfqa import load_devset
+from citeloom.eval.pdfqa_set import load_devset
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -35,7 +35,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from citeloom.evaluate import machine_summary, word_recall
+from citeloom.eval.scifact import machine_summary, word_recall
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "pdfs"
@@ -68,10 +68,10 @@ def child(set_name: str, mdir: Path, files: list[Path]) -> dict:
     t0 = time.perf_counter()
     from docling.datamodel.base_models import InputFormat
 
-    from citeloom.chunk import Chunker
-    from citeloom.convert import build_converter, convert_file
-    from citeloom.embed import load_tokenizer
-    from citeloom.models import dense_spec, layout_model_path, use_offline_runtime
+    from citeloom.convert.converter import build_converter, convert_file
+    from citeloom.embed.chunk import Chunker
+    from citeloom.embed.encoders import load_tokenizer
+    from citeloom.provision import dense_spec, layout_model_path, use_offline_runtime
 
     use_offline_runtime(mdir)
     converter = build_converter(ocr=True, layout_model_path=layout_model_path(mdir),

@@ -22,7 +22,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from citeloom.evaluate import machine_summary
+from citeloom.eval.scifact import machine_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--idle-s", type=float, default=60)
     args = ap.parse_args()
     from citeloom.config import load_settings
-    from citeloom.daemon.client import RemoteCiteLoom
+    from citeloom.service.remote import RemoteCiteLoom
 
     work = Path(tempfile.mkdtemp(prefix="cl-daemon-"))
     inbox, data = work / "inbox", work / "data"

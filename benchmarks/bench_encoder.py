@@ -29,8 +29,8 @@ from tokenizers import Tokenizer
 
 from citeloom._bert_onnx import _build
 from citeloom.config import load_settings
-from citeloom.evaluate import machine_info
-from citeloom.pdfqa import load_devset
+from citeloom.eval.pdfqa_set import load_devset
+from citeloom.eval.scifact import machine_info
 
 ROOT = Path(__file__).resolve().parents[1]
 HIDDEN, INNER = 384, 1536

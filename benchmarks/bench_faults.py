@@ -229,7 +229,7 @@ def passed(result: dict[str, Any]) -> bool:
 
 def measure_space(data_dir: Path, project: str) -> dict[str, Any]:
     """What the free-space check assumes, measured on ``project`` (see citeloom/space.py)."""
-    from citeloom import space
+    from citeloom import system as space
 
     root = data_dir / "indexes" / project
     gen = root / (root / "CURRENT").read_text().strip()
@@ -261,7 +261,7 @@ def main() -> None:
                     help="PDFs to ingest (default: fixtures/pdfs and the shared text PDFs)")
     args = ap.parse_args()
     from citeloom.config import load_settings
-    from citeloom.evaluate import machine_summary
+    from citeloom.eval.scifact import machine_summary
 
     pool = args.pdf or sorted({*FIXTURE_PDFS.glob("*.pdf"), *SHARED_PDFS.glob("*.pdf")},
                               key=lambda p: p.name)

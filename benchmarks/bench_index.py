@@ -44,7 +44,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from citeloom.evaluate import machine_info
+from citeloom.eval.scifact import machine_info
 
 ROOT = Path(__file__).resolve().parents[1]
 NS = uuid.UUID("2b0f5a5e-8d0e-4c8e-9b59-6a3e0e1c7f21")
@@ -130,7 +130,7 @@ def doc_payload(doc_id: str) -> dict[str, Any]:
 def make_points(src: dict[str, Any], start: int, stop: int, rng: Any) -> list[Any]:
     import numpy as np
 
-    from citeloom.embed import Sparse
+    from citeloom.embed.encoders import Sparse
     from citeloom.index import PointData
 
     n_src = len(src["payloads"])
@@ -261,9 +261,9 @@ def dense_recall(shard: Any, dense_m: Any, queries: list[str], k: int = 10) -> f
 def child(args: argparse.Namespace) -> dict[str, Any]:
     import numpy as np
 
-    from citeloom.embed import DenseEmbedder, SparseEmbedder
+    from citeloom.embed.encoders import DenseEmbedder, SparseEmbedder
     from citeloom.index import EdgeIndex, IndexParams, ModelLock, SearchFilter
-    from citeloom.models import use_offline_runtime
+    from citeloom.provision import use_offline_runtime
 
     rss0 = rss_mb()
     use_offline_runtime(args.models_dir)
@@ -425,7 +425,7 @@ def main() -> int:
         args.result.write_text(json.dumps(child(args)))
         return 0
 
-    from citeloom.evaluate import load_scifact
+    from citeloom.eval.scifact import load_scifact
 
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-index-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,7 @@ from pathlib import Path
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from citeloom.evaluate import machine_summary
+from citeloom.eval.scifact import machine_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,7 +55,7 @@ def main() -> None:
     env = {**os.environ, "CITELOOM_CONFIG": str(ROOT / "citeloom.toml")}
     env.pop("CITELOOM_DAEMON", None)
     from citeloom.config import load_settings
-    from citeloom.daemon.client import RemoteCiteLoom
+    from citeloom.service.remote import RemoteCiteLoom
 
     settings = load_settings(ROOT / "citeloom.toml")
     assert settings.daemon, "the benchmark measures the default: [daemon] enabled"

@@ -21,7 +21,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from citeloom.evaluate import machine_summary
+from citeloom.eval.scifact import machine_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures" / "pdfs"

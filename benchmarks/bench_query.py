@@ -33,9 +33,9 @@ from bench_index import (  # noqa: E402
     pct,
 )
 
-from citeloom.evaluate import load_scifact, machine_info  # noqa: E402
-from citeloom.models import dense_spec  # noqa: E402
+from citeloom.eval.scifact import load_scifact, machine_info  # noqa: E402
 from citeloom.payload import PASSAGE_CHARS  # noqa: E402
+from citeloom.provision import dense_spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 # name -> (one hit per page, hits the cross-encoder re-reads); the reranked variant is asked

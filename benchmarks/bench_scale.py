@@ -28,7 +28,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from citeloom.evaluate import machine_info, machine_summary
+from citeloom.eval.scifact import machine_info, machine_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "pdfs" / "text"

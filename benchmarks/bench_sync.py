@@ -23,7 +23,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from citeloom.evaluate import machine_summary
+from citeloom.eval.scifact import machine_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT.parent / "shared" / "corpus" / "pdfs" / "text" / "docling__2305.03393v1-pg9.pdf"

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 from levers_ab import ROOT, Setup, bm25_search, fused, page_rows
 
-from citeloom.evaluate import dedupe, load_scifact, machine_summary, ndcg_at_k
-from citeloom.pdfqa import load_devset
+from citeloom.eval.pdfqa_set import load_devset
+from citeloom.eval.scifact import dedupe, load_scifact, machine_summary, ndcg_at_k
 
 BGE = "BAAI/bge-small-en-v1.5"
 WEIGHT = 2.0  # bge's weight in the product's DBSF

@@ -27,8 +27,8 @@ from typing import Any
 
 from levers_ab import ROOT, Setup, fused, page_rows
 
-from citeloom.evaluate import dedupe, load_scifact, ndcg_at_k
-from citeloom.pdfqa import load_devset
+from citeloom.eval.pdfqa_set import load_devset
+from citeloom.eval.scifact import dedupe, load_scifact, ndcg_at_k
 
 WEIGHTS = (1.0, 1.5, 2.0, 2.5, 3.0)
 

@@ -22,8 +22,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from citeloom.config import ProjectConfig, Settings
-from citeloom.eval_pdfqa import evidence_in, pages_overlap
-from citeloom.pdfqa import load_devset
+from citeloom.eval.pdfqa import evidence_in, pages_overlap
+from citeloom.eval.pdfqa_set import load_devset
 from citeloom.service import CiteLoom
 
 

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from citeloom.config import Settings
-from citeloom.eval_pdfqa import evidence_in, first_rank, pages_overlap
-from citeloom.evaluate import dbsf, dedupe, load_scifact, machine_summary, ndcg_at_k, rrf
+from citeloom.eval.pdfqa import evidence_in, first_rank, pages_overlap
+from citeloom.eval.pdfqa_set import load_devset
+from citeloom.eval.scifact import dbsf, dedupe, load_scifact, machine_summary, ndcg_at_k, rrf
 from citeloom.index import SearchFilter
-from citeloom.pdfqa import load_devset
 from citeloom.service import CiteLoom
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 from levers_ab import ROOT, Scored, Setup, arguments, dbsf_norm, fused, page_rows
 
-from citeloom.evaluate import dedupe, load_scifact, machine_summary, ndcg_at_k, query_folds
-from citeloom.pdfqa import load_devset
+from citeloom.eval.pdfqa_set import load_devset
+from citeloom.eval.scifact import dedupe, load_scifact, machine_summary, ndcg_at_k, query_folds
 
 Qrels = dict[str, dict[str, int]]
 DIM = 384

@@ -39,10 +39,10 @@ import numpy as np
 from fusion_ab import MODELS, candidates, dbsf_scores
 
 from citeloom.config import Settings
-from citeloom.eval_pdfqa import evidence_in, first_rank, pages_overlap
-from citeloom.evaluate import dedupe, load_scifact, machine_summary, ndcg_at_k
+from citeloom.eval.pdfqa import evidence_in, first_rank, pages_overlap
+from citeloom.eval.pdfqa_set import load_devset
+from citeloom.eval.scifact import dedupe, load_scifact, machine_summary, ndcg_at_k
 from citeloom.payload import window
-from citeloom.pdfqa import load_devset
 from citeloom.service import CiteLoom
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,9 +17,9 @@ from datetime import date
 from pathlib import Path
 
 from citeloom.config import Settings
-from citeloom.eval_pdfqa import evidence_in, first_rank, pages_overlap
-from citeloom.evaluate import machine_summary
-from citeloom.pdfqa import load_devset
+from citeloom.eval.pdfqa import evidence_in, first_rank, pages_overlap
+from citeloom.eval.pdfqa_set import load_devset
+from citeloom.eval.scifact import machine_summary
 from citeloom.service import CiteLoom
 
 ROOT = Path(__file__).resolve().parents[1]

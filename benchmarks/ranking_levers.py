@@ -31,17 +31,17 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from citeloom.eval_pdfqa import BM25, baseline_ranks, first_rank, pages_overlap, tokens
-from citeloom.pdfqa import SETS, load_devset, page_texts
+from citeloom.eval.pdfqa import BM25, baseline_ranks, first_rank, pages_overlap, tokens
+from citeloom.eval.pdfqa_set import SETS, load_devset, page_texts
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
 def collect(args: argparse.Namespace) -> None:
     from citeloom.config import load_settings
+    from citeloom.embed.rerank import CrossEncoder
     from citeloom.index import SearchFilter
-    from citeloom.models import _package_dir
-    from citeloom.rerank import CrossEncoder
+    from citeloom.provision import _package_dir
     from citeloom.service import CiteLoom
 
     questions = load_devset(args.set)

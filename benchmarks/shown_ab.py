@@ -22,10 +22,10 @@ from pathlib import Path
 from fusion_ab import MODELS
 
 from citeloom.config import Settings
-from citeloom.eval_pdfqa import evidence_in, first_rank
-from citeloom.evaluate import machine_summary
-from citeloom.mcp_schema import answer_tokens, fit_budget
-from citeloom.pdfqa import load_devset, set_name
+from citeloom.eval.pdfqa import evidence_in, first_rank
+from citeloom.eval.pdfqa_set import load_devset, set_name
+from citeloom.eval.scifact import machine_summary
+from citeloom.mcp.schema import answer_tokens, fit_budget
 from citeloom.service import CiteLoom
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,9 +19,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from citeloom.eval_pdfqa import evidence_in
+from citeloom.eval.pdfqa import evidence_in
+from citeloom.eval.pdfqa_set import load_devset
 from citeloom.payload import _segments, terms, window
-from citeloom.pdfqa import load_devset
 
 
 def one_line(text: str) -> str:

@@ -10,8 +10,8 @@ the machine's load touches both alike. Per file: pages, seconds and pages/s befo
 after; the pages by class before and after; and a check of the ladder's promise.
 
 * *before* classes: the before-conversion's text per page, scored by
-  :func:`citeloom.texthealth.health` under the ledger's own rule (its ledger is dropped and
-  :func:`citeloom.health.ledger_of` scores the pages: below ``UNREADABLE`` (0.6) a page is
+  :func:`citeloom.convert.texthealth.health` under the ledger's own rule (its ledger is dropped and
+  :func:`citeloom.convert.health.ledger_of` scores the pages: below ``UNREADABLE`` (0.6) a page is
   ``unreadable``); ``poor`` also counts the pages below ``OK`` (0.9).
 * *after* classes: the ledger the conversion wrote (ok / repaired / ocr / unreadable), and
   ``poor``: pages whose final text scores below 0.9.
@@ -92,7 +92,7 @@ def _load() -> str:
 
 def _machine() -> str:
     try:
-        from citeloom.evaluate import machine_summary
+        from citeloom.eval.scifact import machine_summary
 
         return machine_summary()
     except Exception:  # noqa: BLE001 - only a label
@@ -131,7 +131,7 @@ def pdfium_pages(path: Path) -> dict[int, Any]:
     """PDFium's text of each page (1-based, as Docling counts), scored."""
     import pypdfium2 as pdfium
 
-    from citeloom.texthealth import health
+    from citeloom.convert.texthealth import health
 
     result: dict[int, Any] = {}
     pdf = pdfium.PdfDocument(str(path))
@@ -155,8 +155,8 @@ def before_classes(doc: Any) -> dict[str, Any]:
     """A ``text_repair=False`` conversion's pages by class, from their text by score: its
     ledger (which, without the ladder, calls every page ``parser``) is dropped, so that
     :func:`ledger_of` scores the text itself (below UNREADABLE: unreadable)."""
-    from citeloom.health import META_FIELD, ledger_of, page_entries, page_texts
-    from citeloom.texthealth import OK, health
+    from citeloom.convert.health import META_FIELD, ledger_of, page_entries, page_texts
+    from citeloom.convert.texthealth import OK, health
 
     parser_scores = {p: e.get("score") for p, e in (page_entries(doc) or {}).items()}
     meta = getattr(doc.body, "meta", None)
@@ -175,8 +175,8 @@ def before_classes(doc: Any) -> dict[str, Any]:
 def after_classes(doc: Any) -> tuple[dict[str, Any], dict[int, str], dict[int, Any]]:
     """A ``text_repair=True`` conversion's pages by class (its ledger), the class of each
     page and each page's final text health."""
-    from citeloom.health import ledger_of, page_entries, page_texts
-    from citeloom.texthealth import OK, health
+    from citeloom.convert.health import ledger_of, page_entries, page_texts
+    from citeloom.convert.texthealth import OK, health
 
     ledger = ledger_of(doc)
     classes = {p: CLASS_OF.get(e.get("method", "parser"), "ok")
@@ -193,7 +193,7 @@ def after_classes(doc: Any) -> tuple[dict[str, Any], dict[int, str], dict[int, A
 def check_words(pdfium: dict[int, Any], classes: dict[int, str],
                 final: dict[int, Any]) -> dict[str, Any]:
     """Pages whose PDFium text reads as words, and those of them not indexed as words."""
-    from citeloom.texthealth import MIN_CHARS, OK, Health
+    from citeloom.convert.texthealth import MIN_CHARS, OK, Health
 
     empty = Health(1.0, 0.0, None, 0, 0)
     good = sorted(p for p, h in pdfium.items() if h.judged and h.score >= OK)
@@ -216,7 +216,7 @@ def _rss_mb() -> dict[str, float]:
 
 
 def _convert(path: Path, converter: Any) -> tuple[Any, float, str | None]:
-    from citeloom.convert import convert_file
+    from citeloom.convert.converter import convert_file
 
     t0 = time.perf_counter()
     try:
@@ -341,8 +341,8 @@ def run_corpus(args: argparse.Namespace) -> dict[str, Any]:
     _quiet()
     from docling.datamodel.base_models import InputFormat
 
-    from citeloom.convert import build_converter
-    from citeloom.models import layout_model_path
+    from citeloom.convert.converter import build_converter
+    from citeloom.provision import layout_model_path
 
     pdfs = _pdfs(args.paths)
     if args.limit:

@@ -30,7 +30,7 @@ def main() -> int:
     ap.add_argument("--md-chars", type=int, default=4000, help="truncate the markdown print")
     args = ap.parse_args()
 
-    from citeloom.convert import build_converter, convert_file
+    from citeloom.convert.converter import build_converter, convert_file
 
     t0 = time.perf_counter()
     converter = build_converter(

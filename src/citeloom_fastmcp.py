@@ -5,6 +5,6 @@ cannot be a module of the package (its relative imports would fail). This one im
 real server object from the installed package: the same server as `citeloom serve`.
 """
 
-from citeloom.mcp_server import mcp
+from citeloom.mcp.server import mcp
 
 __all__ = ["mcp"]

@@ -70,7 +70,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.fixture(scope="session")
 def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from citeloom import models
+    from citeloom import provision as models
 
     d = tmp_path_factory.mktemp("models")
     models.provision(d)
@@ -92,15 +92,15 @@ def make_settings(models_dir: Path, tmp_path: Path):  # type: ignore[no-untyped-
 
 @pytest.fixture(scope="session")
 def tokenizer(models_dir: Path):  # type: ignore[no-untyped-def]
-    from citeloom.embed import load_tokenizer
+    from citeloom.embed.encoders import load_tokenizer
 
     return load_tokenizer(models_dir, "sentence-transformers/all-MiniLM-L6-v2")
 
 
 @pytest.fixture(scope="session")
 def converter(models_dir: Path):  # type: ignore[no-untyped-def]
-    from citeloom.convert import build_converter
-    from citeloom.models import layout_model_path
+    from citeloom.convert.converter import build_converter
+    from citeloom.provision import layout_model_path
 
     return build_converter(ocr=True, layout_model_path=layout_model_path(models_dir))
 
@@ -108,7 +108,7 @@ def converter(models_dir: Path):  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def converted(converter):  # type: ignore[no-untyped-def]
     """Real Docling conversions, cached for the session: path -> DoclingDocument."""
-    from citeloom.convert import convert_file
+    from citeloom.convert.converter import convert_file
 
     cache: dict[Path, object] = {}
 

@@ -21,9 +21,9 @@ from urllib.parse import parse_qs
 import httpx2
 import pytest
 
-from citeloom.catalog import Catalog
 from citeloom.config import Settings, ZoteroSettings
 from citeloom.index import SearchFilter
+from citeloom.index.catalog import Catalog
 from citeloom.payload import normalize_color, zotero_link
 from citeloom.report import IngestReport
 from citeloom.service import CiteLoom
@@ -237,8 +237,8 @@ def test_kind_and_colour_filters_and_listing(indexed: dict) -> None:
 @pytest.mark.slow
 def test_cli_and_mcp_filters_and_listing(indexed: dict, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    from citeloom import mcp_server
     from citeloom.cli import main
+    from citeloom.mcp import server as mcp_server
 
     app, item = indexed["app"], indexed["items"][0]
     app.release_idle(0)  # the CLI opens the index in this process too
@@ -453,7 +453,7 @@ def test_edit_and_delete_reach_the_index_without_converting(
         def converted(*_a: Any, **_k: Any) -> None:
             raise AssertionError("a PDF was converted again")
 
-        monkeypatch.setattr("citeloom.worker.ConversionWorker.convert", converted)
+        monkeypatch.setattr("citeloom.convert.worker.ConversionWorker.convert", converted)
         from_cache = {"allowed": False}  # not even a cached conversion is read at a sync
         real_convert = CiteLoom.convert
 
@@ -580,7 +580,7 @@ def test_group_library_author_and_link(tmp_path: Path) -> None:
 def test_gone_annotations_are_removed_only_from_libraries_read(tmp_path: Path) -> None:
     """An export file reads no annotations: a sync through it removes none. A database
     read removes the rows of its libraries whose annotation is gone, and no others."""
-    from citeloom.catalog import DocRecord
+    from citeloom.index.catalog import DocRecord
     from citeloom.zotero import ExportFileReader
 
     catalog = Catalog(tmp_path / "catalog.sqlite")

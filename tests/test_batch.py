@@ -316,7 +316,7 @@ def test_worker_crash_fails_that_file_only(make_settings, tmp_path: Path,
         assert files["last.pdf"].chunks > 0
         assert report.outcome == "partial"
         # The page images the killed worker left for Tesseract were swept by its successor.
-        from citeloom.ocr import OCR_TMP_ROOT
+        from citeloom.convert.ocr import OCR_TMP_ROOT
 
         assert not (OCR_TMP_ROOT / str(killed[0])).exists()
     finally:

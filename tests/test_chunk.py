@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 
-from citeloom.chunk import Chunker, document_title, token_count
-from citeloom.headings import section_kind
+from citeloom.embed.chunk import Chunker, document_title, token_count
+from citeloom.structure.headings import section_kind
 
 from .conftest import CORPUS, FIXTURE_PDFS
 

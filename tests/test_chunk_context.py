@@ -10,13 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from citeloom.chunk import CONTEXT_WORDS, Chunker, token_count
 from citeloom.cli import main
 from citeloom.config import DEFAULT_CHUNKER, load_settings
-from citeloom.embed import load_tokenizer
-from citeloom.models import sha256_file
+from citeloom.embed.chunk import CONTEXT_WORDS, Chunker, token_count
+from citeloom.embed.encoders import load_tokenizer
+from citeloom.ingest.executor import chunk_document
+from citeloom.provision import sha256_file
 from citeloom.service import CiteLoom, TextDoc
-from citeloom.service.executor import chunk_document
 
 from .conftest import FIXTURE_PDFS
 

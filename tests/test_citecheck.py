@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from citeloom.drafts import Citation, citations, detect_format, read_draft
 from citeloom.errors import InvalidInput
 from citeloom.service import CiteLoom, TextDoc
 from citeloom.service.citecheck import FOUND, WEAK, check, markdown_report, verdict
+from citeloom.service.drafts import Citation, citations, detect_format, read_draft
 
 TEX = r"""\documentclass{article}
 \usepackage{natbib}

@@ -7,8 +7,8 @@ import random
 import re
 from types import SimpleNamespace
 
-from citeloom.citekeys import citekey, ensure_citekey, unique_keys
 from citeloom.payload import GENERATED, chunk_payload, external_metadata
+from citeloom.structure.citekeys import citekey, ensure_citekey, unique_keys
 
 
 def test_family_year_and_first_significant_title_word() -> None:

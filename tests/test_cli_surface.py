@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from citeloom.cli import _parser, main
+from citeloom.cli.main import _parser, main
 from citeloom.config import load_settings
 from citeloom.errors import ConfigError
 from citeloom.service import CiteLoom, TextDoc

@@ -117,7 +117,8 @@ def test_env_example_documents_every_variable() -> None:
 
 
 def test_cli_query_flags_become_the_search_filter() -> None:
-    from citeloom.cli import _filter, _parser
+    from citeloom.cli.commands import query_filter as _filter
+    from citeloom.cli.main import _parser
 
     args = _parser().parse_args([
         "query", "heparin", "-p", "x", "--citekey", "a2020", "--tag", "t1", "--tag", "t2",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from citeloom.evaluate import word_recall, words
+from citeloom.eval.scifact import word_recall, words
 
 from .conftest import CORPUS
 
@@ -88,8 +88,8 @@ def test_rotated_page_reads_like_the_upright_one(converted) -> None:
 def test_orientation_is_detected_only_when_needed(converter, monkeypatch) -> None:
     """The speed-up: an upright portrait scan reads well at once and costs one Tesseract
     run, not OSD + OCR; a landscape scan (likely sideways) gets OSD first, once."""
-    from citeloom.convert import convert_file
-    from citeloom.ocr import CiteloomTesseractOcrModel
+    from citeloom.convert.converter import convert_file
+    from citeloom.convert.ocr import CiteloomTesseractOcrModel
 
     calls: list[str] = []
     real = CiteloomTesseractOcrModel._perform_osd
@@ -110,7 +110,7 @@ def test_orientation_is_detected_only_when_needed(converter, monkeypatch) -> Non
 def test_multi_page_scan_pages_in_parallel_keep_their_order(converter, tmp_path: Path) -> None:
     import pypdfium2 as pdfium
 
-    from citeloom.convert import convert_file
+    from citeloom.convert.converter import convert_file
 
     merged = pdfium.PdfDocument.new()
     for pdf in (ROTATED, HUCK, UPRIGHT):
@@ -143,7 +143,7 @@ def _render(pdf: Path, dpi: int):  # type: ignore[no-untyped-def]
 
 @pytest.mark.slow
 def test_scanned_page_as_png_keeps_recall_and_size(converter, tmp_path: Path) -> None:
-    from citeloom.convert import convert_file
+    from citeloom.convert.converter import convert_file
 
     png = tmp_path / "linn.png"
     _render(LINN, 200).save(png, dpi=(200, 200))  # without dpi Docling assumes 72
@@ -157,7 +157,7 @@ def test_scanned_page_as_png_keeps_recall_and_size(converter, tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_sideways_scan_as_tiff_is_turned_upright(converter, tmp_path: Path) -> None:
-    from citeloom.convert import convert_file
+    from citeloom.convert.converter import convert_file
 
     tiff = tmp_path / "ocr_test_rotated.tiff"
     _render(ROTATED, 300).convert("L").save(tiff, dpi=(300, 300), compression="tiff_lzw")
@@ -181,8 +181,8 @@ def _has_tesseract_language(code: str) -> bool:
 @pytest.mark.slow
 @pytest.mark.skipif(not _has_tesseract_language("fra"), reason="tesseract-ocr-fra not installed")
 def test_ocr_language_choice_matters_for_french(models_dir: Path, converted) -> None:
-    from citeloom.convert import build_converter, convert_file
-    from citeloom.models import layout_model_path
+    from citeloom.convert.converter import build_converter, convert_file
+    from citeloom.provision import layout_model_path
 
     french = build_converter(ocr_langs=["fra"], layout_model_path=layout_model_path(models_dir))
     with_fra = word_recall(FRENCH_TEXT, doc_text(convert_file(FRENCH, french)))
@@ -213,7 +213,7 @@ def test_project_ocr_languages_reach_the_conversion_worker(make_settings) -> Non
 
 
 def test_missing_ocr_language_names_the_package_to_install() -> None:
-    from citeloom.convert import build_converter
+    from citeloom.convert.converter import build_converter
     from citeloom.errors import OcrUnavailable
 
     with pytest.raises(OcrUnavailable) as err:
@@ -287,9 +287,9 @@ FORMATS = {
 @pytest.mark.parametrize("name", sorted(FORMATS))
 def test_other_formats_convert_and_chunk_with_headings(name: str, converter, tokenizer,
                                                         tmp_path: Path) -> None:
-    from citeloom.chunk import Chunker
-    from citeloom.convert import available_formats, convert_file
-    from citeloom.models import dense_spec
+    from citeloom.convert.converter import available_formats, convert_file
+    from citeloom.embed.chunk import Chunker
+    from citeloom.provision import dense_spec
 
     source, expected = FORMATS[name]
     path = tmp_path / name

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from citeloom import models
+from citeloom import provision as models
 from citeloom.cli import main
 from citeloom.config import DEFAULT_DENSE_MODEL, load_settings
 from citeloom.errors import InvalidInput
@@ -42,7 +42,7 @@ def test_bge_is_provisioned_from_its_wheel_and_pooled_at_cls(models_dir: Path) -
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
-    from citeloom.embed import DenseEmbedder
+    from citeloom.embed.encoders import DenseEmbedder
 
     arts = {a.name: a for a in models.read_manifest(models_dir)}
     onnx = arts[f"{BGE} (model.onnx)"]
@@ -66,7 +66,7 @@ def test_bge_is_provisioned_from_its_wheel_and_pooled_at_cls(models_dir: Path) -
 def test_a_text_embeds_the_same_alone_or_beside_others(models_dir: Path) -> None:
     """An int8 graph quantises activations over the whole batch: batched, a passage's vector
     would depend on its neighbours' padding. Each text is embedded on its own."""
-    from citeloom.embed import DenseEmbedder
+    from citeloom.embed.encoders import DenseEmbedder
 
     model = DenseEmbedder(models_dir, BGE)
     texts = ["heparin", DOCS[0].text * 3, DOCS[2].text]

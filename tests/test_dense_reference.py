@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citeloom.embed import DenseEmbedder
+from citeloom.embed.encoders import DenseEmbedder
 
 FIXTURE = Path(__file__).parent / "fixtures" / "reference_embeddings.json"
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"

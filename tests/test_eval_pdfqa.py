@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from citeloom import eval_pdfqa as ep
-from citeloom import evaluate as ev
-from citeloom.pdfqa import Question
+from citeloom.eval import pdfqa as ep
+from citeloom.eval import scifact as ev
+from citeloom.eval.pdfqa_set import Question
 
 from .conftest import CORPUS
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citeloom import evaluate as ev
+from citeloom.eval import scifact as ev
 
 L2, L3, L4 = math.log2(2), math.log2(3), math.log2(4)
 

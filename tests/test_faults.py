@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from citeloom import space
-from citeloom.catalog import Catalog, DocRecord
+from citeloom import system as space
 from citeloom.config import Settings
 from citeloom.errors import CatalogDamaged, DiskFull
+from citeloom.index.catalog import Catalog, DocRecord
 from citeloom.service import CiteLoom
 
 from .conftest import CORPUS, FIXTURE_PDFS
@@ -159,7 +159,7 @@ def test_deleted_catalog_is_rebuilt_so_that_an_ingest_converts_nothing(
     def converted(*_a: Any, **_k: Any) -> None:
         raise AssertionError("a document was converted")
 
-    monkeypatch.setattr("citeloom.convert.convert_file", converted)
+    monkeypatch.setattr("citeloom.convert.converter.convert_file", converted)
     monkeypatch.setattr(CiteLoom, "convert", converted)
     monkeypatch.setattr(CiteLoom, "dense", converted)  # not even a model is loaded
     app = CiteLoom(Settings(data_dir=world.data, models_dir=world.models))

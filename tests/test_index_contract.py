@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citeloom.embed import SparseEmbedder
+from citeloom.embed.encoders import SparseEmbedder
 from citeloom.errors import EmbeddingMismatch, InvalidInput, InvalidProject
 from citeloom.index import (
     INTEGER_FIELDS,

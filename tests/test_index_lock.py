@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import citeloom
-from citeloom.embed import SparseEmbedder
+from citeloom.embed.encoders import SparseEmbedder
 from citeloom.errors import IndexUnavailable
 from citeloom.index import EdgeStore, ModelLock, PointData
 from citeloom.index import proclock as edge_module
@@ -33,7 +33,7 @@ SRC = Path(citeloom.__file__).resolve().parents[1]  # the citeloom under test, f
 _POINTS = r"""
 import json, random, sys, time, uuid
 from pathlib import Path
-from citeloom.embed import SparseEmbedder
+from citeloom.embed.encoders import SparseEmbedder
 from citeloom.index import EdgeStore, ModelLock, PointData
 LOCK = ModelLock("test/dense", 384, "Qdrant/bm25", 256)
 WORDS = ("hybrid retrieval fuses dense and sparse rankings while tesseract reads scanned "

@@ -107,7 +107,7 @@ def test_serve_is_forked_from_the_daemon_with_the_clients_settings(
             await c.call_tool("list_projects", {})
             relay = _spawned_serve(log)
             server = _servers(log)[-1]
-            assert "citeloom.daemon.prefork" in _cmdline(server)
+            assert "citeloom.mcp.prefork" in _cmdline(server)
             os.kill(relay, signal.SIGTERM)
             _wait(lambda: not _alive(server), 15, "SIGTERM did not reach the server")
             _wait(lambda: not _alive(relay), 15, "the spawned serve did not end")
@@ -154,7 +154,7 @@ def test_without_a_daemon_serve_serves_by_itself(lib: dict[str, Any]) -> None:  
     relay = asyncio.run(session())
     assert _servers(log) == [relay]  # no zygote yet: the spawned process served
     _wait(paths.mcp_socket.exists, 60, "the daemon started no MCP zygote")
-    zygote = int(subprocess.run(["pgrep", "-f", f"citeloom.daemon.prefork {paths.mcp_socket}"],
+    zygote = int(subprocess.run(["pgrep", "-f", f"citeloom.mcp.prefork {paths.mcp_socket}"],
                                 capture_output=True, text=True).stdout.split()[0])
     # The daemon stops: so does its zygote, and its socket goes.
     assert cli(lib, "daemon", "stop").returncode == 0

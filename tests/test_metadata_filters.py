@@ -20,13 +20,13 @@ from fastmcp.client.transports import StdioTransport
 
 from citeloom.config import ProjectConfig, Settings
 from citeloom.errors import InvalidInput
-from citeloom.eval_pdfqa import evidence_in
+from citeloom.eval.pdfqa import evidence_in
+from citeloom.eval.pdfqa_set import load_devset
 from citeloom.index import SearchFilter
 from citeloom.payload import external_metadata, heading_key, merge_metadata
-from citeloom.pdfmeta import parse_byline
-from citeloom.pdfqa import load_devset
 from citeloom.service import CiteLoom
 from citeloom.sources.texts import TextDoc
+from citeloom.structure.metadata import parse_byline
 
 from .conftest import FIXTURE_PDFS
 
@@ -320,7 +320,7 @@ def test_a_page_hit_is_its_pages_best_chunks_and_shows_the_answer(app: Any) -> N
 
 
 def test_a_quoted_phrase_is_found_as_written(app: Any) -> None:
-    from citeloom.service.ranking import holds_phrases
+    from citeloom.search.ranking import holds_phrases
 
     def hold(hits: list[Any]) -> list[bool]:  # each hit's own (best) chunk
         chunks = app.index("demo").retrieve([h.chunk_id for h in hits])

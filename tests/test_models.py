@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citeloom import models
+from citeloom import provision as models
 from citeloom.errors import ModelsMissing
 
 

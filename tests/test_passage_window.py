@@ -9,8 +9,8 @@ import pytest
 
 from citeloom.index import Hit
 from citeloom.payload import ELLIPSIS, PART_GAP, passage, terms, window
+from citeloom.search.ranking import PAGE_PARTS, by_page
 from citeloom.service import CiteLoom, TextDoc
-from citeloom.service.ranking import PAGE_PARTS, by_page
 
 FILLER = [f"Participant group {n} attended the clinic on a weekday and completed the usual "
           "questionnaire about sleep and diet." for n in range(1, 9)]
@@ -160,7 +160,7 @@ def test_a_page_hit_shows_its_chunks_in_reading_order_each_windowed() -> None:
 
 
 def test_an_answer_over_its_token_budget_drops_its_last_hits_before_cutting_texts() -> None:
-    from citeloom.mcp_schema import KEEP_WHOLE, fit_budget
+    from citeloom.mcp.schema import KEEP_WHOLE, fit_budget
 
     def answer() -> dict:
         return {"query": "osmium assay", "hits": [

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from citeloom.payload import family_name
-from citeloom.pdfmeta import PDF_METADATA, PDF_TEXT, document_metadata, parse_byline
+from citeloom.structure.metadata import PDF_METADATA, PDF_TEXT, document_metadata, parse_byline
 
 from .conftest import CORPUS, SHARED
 
@@ -33,11 +33,11 @@ def found(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     """name -> (title the executor finds, document_metadata) for each paper."""
     import pypdfium2 as pdfium
 
-    from citeloom.chunk import document_title, pdf_metadata_title
-    from citeloom.convert import build_converter, convert_file
-    from citeloom.headings import find_title
-    from citeloom.models import layout_model_path
-    from citeloom.structure import restructure
+    from citeloom.convert.converter import build_converter, convert_file
+    from citeloom.embed.chunk import document_title, pdf_metadata_title
+    from citeloom.provision import layout_model_path
+    from citeloom.structure.headings import find_title
+    from citeloom.structure.restructure import restructure
 
     conv = build_converter(ocr=False, layout_model_path=layout_model_path(models_dir))
     out: dict[str, Any] = {}
@@ -137,7 +137,7 @@ def test_bylines(line: str, names: list[str]) -> None:
     ("see arXiv:1706.03762 for the model", None),  # a citation of another preprint
 ])
 def test_year_lines(text: str, year: int | None) -> None:
-    from citeloom.pdfmeta import _year
+    from citeloom.structure.metadata import _year
 
     assert _year(text, {})[0] == year
 
@@ -149,7 +149,7 @@ def test_year_lines(text: str, year: int | None) -> None:
     (["Department of Statistics, 1650 Main Street"], None),
 ])
 def test_year_from_the_date_under_the_title(header: list[str], year: int | None) -> None:
-    from citeloom.pdfmeta import _year
+    from citeloom.structure.metadata import _year
 
     assert _year("", {}, header)[0] == year
 
@@ -204,7 +204,7 @@ def test_publisher_bylines(line: str, names: list[str]) -> None:
     ("We received 40 responses in March 2019 and more later.", None),  # no history line
 ])
 def test_publisher_year_lines(text: str, year: int | None) -> None:
-    from citeloom.pdfmeta import _year
+    from citeloom.structure.metadata import _year
 
     assert _year(text, {})[0] == year
 
@@ -219,7 +219,7 @@ def test_publisher_year_lines(text: str, year: int | None) -> None:
     ("[4] A. Writer. Widgets. In Proc. of a Conf., June 3-5, 2004.", None),
 ])
 def test_the_conference_line_of_page_one(line: str, year: int | None) -> None:
-    from citeloom.pdfmeta import _year
+    from citeloom.structure.metadata import _year
 
     assert _year(line, {}, [], [line])[0] == year
 
@@ -242,13 +242,13 @@ def test_the_conference_line_of_page_one(line: str, year: int | None) -> None:
     ("Smith (2004) published the original method; we extend it.", None),  # no own note
 ])
 def test_the_note_about_the_published_version(whole: str, year: int | None) -> None:
-    from citeloom.pdfmeta import _year
+    from citeloom.structure.metadata import _year
 
     assert _year("Some Title\nJane Author", {}, [], [], whole=whole)[0] == year
 
 
 def test_thesis_title_page_years() -> None:
-    from citeloom.pdfmeta import _year
+    from citeloom.structure.metadata import _year
 
     statement = ("A dissertation submitted in partial fulfillment of the requirements for the "
                  "degree of Doctor of Philosophy in The University of Somewhere 2016")
@@ -285,7 +285,7 @@ def test_a_heading_after_running_text_is_no_byline() -> None:
 
 
 def test_a_laboratory_named_after_people_is_not_a_byline() -> None:
-    from citeloom.pdfmeta import _lead_name
+    from citeloom.structure.metadata import _lead_name
 
     assert _lead_name("Rohsen Kendle Heat Transfer Laboratory, Department of Engineering") \
         == []

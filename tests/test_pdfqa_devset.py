@@ -1,7 +1,7 @@
 """The packaged PDF question sets (src/citeloom/data/pdfqa_dev.jsonl, pdfqa_dev2.jsonl and
 the blind pdfqa_holdout.jsonl, docs/PDFQA.md, docs/PDFQA_DEV2.md): their size, spread and
 halves, and that every evidence phrase is on a page it names, in the PDFs of ../shared
-(text layer via pypdfium2, compared after citeloom.pdfqa.normalise).
+(text layer via pypdfium2, compared after citeloom.eval.pdfqa_set.normalise).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from citeloom.pdfqa import (
+from citeloom.eval.pdfqa_set import (
     HALVES,
     KINDS,
     MAX_WORDS,

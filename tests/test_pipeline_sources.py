@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from citeloom.index import SearchFilter
+from citeloom.ingest.pipeline import Pipeline
 from citeloom.service import CiteLoom, TextDoc
-from citeloom.service.pipeline import Pipeline
 
 from .conftest import CORPUS, FIXTURE_PDFS
 from .test_zotero_ingest import library  # noqa: F401 (a real zotero.sqlite with two PDFs)
@@ -95,7 +95,7 @@ def test_reindex_from_the_catalog(make_settings, library: dict, runs: list[str],
         def no_conversion(*_a, **_k):  # type: ignore[no-untyped-def]
             raise AssertionError("converted again")
 
-        monkeypatch.setattr("citeloom.worker.ConversionWorker.convert", no_conversion)
+        monkeypatch.setattr("citeloom.convert.worker.ConversionWorker.convert", no_conversion)
         generation = app.index("z").generation
         again = app.reindex("z")
         assert runs[-1] == "CatalogSource" and again.count("indexed") == 2, again.to_dict()

@@ -8,8 +8,8 @@ import pytest
 
 from citeloom.errors import InvalidInput
 from citeloom.index import Hit
+from citeloom.search.ranking import MAX_ALSO, summed
 from citeloom.service import CiteLoom, TextDoc
-from citeloom.service.ranking import MAX_ALSO, summed
 
 MASKS = (
     "Les masques en tissu doivent être lavés à 60 °C pendant 30 minutes selon le guide. "

@@ -18,7 +18,7 @@ from .conftest import CORPUS
 CHILD = """
 import json, sys
 from pathlib import Path
-import citeloom.mcp_server  # the server module, as `citeloom serve` loads it
+import citeloom.mcp.server  # the server module, as `citeloom serve` loads it
 from citeloom.config import Settings
 from citeloom.service import CiteLoom
 app = CiteLoom(Settings(data_dir=Path(sys.argv[1]), models_dir=Path(sys.argv[2])))

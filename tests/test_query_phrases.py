@@ -4,7 +4,7 @@ parsing and the exact check here; on a real index in test_metadata_filters."""
 from __future__ import annotations
 
 from citeloom.index import Hit
-from citeloom.service.ranking import holds_phrases, quoted_phrases
+from citeloom.search.ranking import holds_phrases, quoted_phrases
 
 
 def test_quoted_phrases_in_every_quoting_style_once() -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from citeloom.index import Hit
+from citeloom.search.ranking import reranked
 from citeloom.service import CiteLoom, TextDoc
-from citeloom.service.ranking import reranked
 
 ANSWER = ("The Breusch-Pagan test fits a linear regression model to the residuals and "
           "rejects if too much of the variance is explained by the auxiliary explanatory "

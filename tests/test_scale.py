@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from citeloom.ingest.pool import Pool, default_workers, threads_per_worker
 from citeloom.service import CiteLoom
-from citeloom.service.executor_pool import Pool, default_workers, threads_per_worker
 
 from .conftest import CORPUS
 
@@ -125,7 +125,7 @@ def test_ray_actor_killed_mid_batch(plain, make_settings, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """SIGKILL an actor while it converts a document: that document is sent to another
     actor, every document ends up in the index exactly once, with the same chunks."""
-    from citeloom.service.executor_ray import RayExecutor
+    from citeloom.ingest.ray import RayExecutor
 
     app = CiteLoom(make_settings(data_dir=tmp_path / "killed", cluster=SMALL))
     ex = RayExecutor(app, "local")
@@ -176,7 +176,7 @@ def test_job_spec_carries_the_executor(plain, make_settings, tmp_path: Path) -> 
     """A daemon job (or an in-process MCP server's) runs with the executor its spec names:
     ``--workers`` and ``--ray`` reach the owner of the indexes, not only an in-process CLI
     (and Ray starts from the job's thread, not the main one)."""
-    from citeloom.jobs import JobManager
+    from citeloom.service.jobs import JobManager
 
     data = tmp_path / "jobs"
     shutil.copytree(plain[0] / "cache", data / "cache")  # the executor is the point here
@@ -323,7 +323,7 @@ def test_cli_workers_option(plain, models_dir: Path, tmp_path: Path) -> None:
 
 
 def test_validate_names_the_executor(make_settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    from citeloom.validate import _executor
+    from citeloom.service.validate import _executor
 
     assert "in process" in _executor(make_settings()).detail or default_workers() > 1
     assert _executor(make_settings(workers=3)).detail.startswith("3 worker(s)")

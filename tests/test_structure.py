@@ -1,5 +1,6 @@
-"""Structure repair before chunking (citeloom.structure, with the rules in citeloom.headings,
-citeloom.normalize and citeloom.pdffonts): heading levels, title, abstract, references and
+"""Structure repair before chunking (citeloom.structure.restructure, with the rules in
+citeloom.structure.headings,
+citeloom.text and citeloom.structure.fonts): heading levels, title, abstract, references and
 appendix, text normalisation, running headers/footers.
 
 Real conversions come from the session's ``converted`` fixture and are copied before
@@ -22,16 +23,16 @@ import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docling_core.types.doc.document import ContentLayer, SectionHeaderItem
 
-from citeloom.chunk import Chunk, Chunker
-from citeloom.headings import (
+from citeloom.embed.chunk import Chunk, Chunker
+from citeloom.structure.headings import (
     chain_kind,
     find_title,
     numbering_level,
     parse_numbering,
     section_kind,
 )
-from citeloom.normalize import join_hyphen_break, normalize_text
-from citeloom.structure import Restructurer, restructure
+from citeloom.structure.restructure import Restructurer, restructure
+from citeloom.text import join_hyphen_break, normalize_text
 
 from .conftest import CORPUS
 
@@ -600,7 +601,7 @@ def test_restructure_is_idempotent_and_keeps_a_valid_tree() -> None:
 def test_markdown_source_keeps_its_levels(converter, tmp_path: Path, chunker: Chunker) -> None:  # type: ignore[no-untyped-def]
     """Formats that carry heading levels (Markdown, DOCX, HTML) keep them; their TITLE item
     leaves the section paths too, and code blocks stay as written."""
-    from citeloom.convert import convert_file
+    from citeloom.convert.converter import convert_file
 
     md = tmp_path / "paper.md"
     md.write_text("# A Paper About Things\n\n## 1 Introduction\n\nIntro with a recog- nition "

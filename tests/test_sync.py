@@ -74,7 +74,7 @@ def test_unchanged_corpus_converts_nothing(make_settings, papers: Path, monkeypa
     first = app.ingest([papers], "p")
     assert first.count("indexed") == 2
     assert optimized == ["p"]  # a batch that wrote chunks is optimized, however small
-    monkeypatch.setattr("citeloom.convert.convert_file", _no_conversion)
+    monkeypatch.setattr("citeloom.convert.converter.convert_file", _no_conversion)
     monkeypatch.setattr(CiteLoom, "dense", _no_conversion)  # no model is even loaded
     again = app.ingest([papers], "p")
     assert again.count("skipped") == 2 and again.outcome == "ok"
@@ -200,7 +200,7 @@ def test_other_chunk_settings_are_refused_then_migrated(make_settings, papers: P
         app.ingest([papers], "p")
 
     # Queries keep answering while the migration runs, from the old generation.
-    monkeypatch.setattr("citeloom.convert.convert_file", _no_conversion)  # cache only
+    monkeypatch.setattr("citeloom.convert.converter.convert_file", _no_conversion)  # cache only
     stop = threading.Event()
     answers: list[int] = []
     errors: list[BaseException] = []

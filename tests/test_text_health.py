@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from citeloom import textlayer
-from citeloom.health import ledger_of, page_entries, page_texts, stale
-from citeloom.texthealth import OK, UNREADABLE, health
+from citeloom.convert import textlayer
+from citeloom.convert.health import ledger_of, page_entries, page_texts, stale
+from citeloom.convert.texthealth import OK, UNREADABLE, health
 
 from .conftest import CORPUS, FIXTURE_PDFS, SHARED
 
@@ -97,15 +97,15 @@ def test_pdfium_restores_tex_ligature_codes() -> None:
 
 @pytest.fixture(scope="module")
 def unrepaired(models_dir: Path) -> Any:
-    from citeloom.convert import build_converter
-    from citeloom.models import layout_model_path
+    from citeloom.convert.converter import build_converter
+    from citeloom.provision import layout_model_path
 
     return build_converter(ocr=True, layout_model_path=layout_model_path(models_dir),
                            text_repair=False)
 
 
 def test_type3_page_is_repaired_from_the_text_layer(converted, unrepaired) -> None:  # type: ignore[no-untyped-def]
-    from citeloom.convert import convert_file
+    from citeloom.convert.converter import convert_file
 
     before = convert_file(TYPE3, unrepaired)
     after = converted(TYPE3)
@@ -137,7 +137,7 @@ def test_unreadable_page_keeps_no_soup(converted) -> None:  # type: ignore[no-un
 
 def test_old_conversion_without_ledger_is_stale_only_where_text_is_bad(  # type: ignore[no-untyped-def]
         converted, unrepaired) -> None:
-    from citeloom.convert import convert_file
+    from citeloom.convert.converter import convert_file
 
     old = convert_file(TYPE3, unrepaired)
     old.body.meta = None  # as a conversion cached before the ledger existed
@@ -239,7 +239,7 @@ def test_a_project_converted_before_the_ladder_is_reread_by_reindex(  # type: ig
     catalog row): `health` names the paper a reindex would re-read, and the reindex does."""
     import gzip
 
-    from citeloom.convert import convert_file
+    from citeloom.convert.converter import convert_file
     from citeloom.service import CiteLoom
 
     pdf = tmp_path / "old.pdf"

@@ -72,7 +72,7 @@ def test_fresh_setup_passes_then_each_breakage_fails(models_dir: Path, tmp_path:
 
 def test_tesseract_check_maps_iso_languages_and_names_the_package(models_dir: Path,
                                                                  tmp_path: Path) -> None:
-    from citeloom.validate import _tesseract
+    from citeloom.service.validate import _tesseract
 
     def settings(*langs: str) -> Settings:
         return Settings(data_dir=tmp_path, models_dir=models_dir, projects={

@@ -93,7 +93,7 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     conn.commit()
     conn.close()
     app._zotero = None  # the database reader caches; a new run reads again
-    monkeypatch.setattr("citeloom.worker.ConversionWorker.convert", _boom)
+    monkeypatch.setattr("citeloom.convert.worker.ConversionWorker.convert", _boom)
     edited = app.ingest_zotero("z", "Thesis", annotations=False)
     status = sorted(f.status for f in edited.files)
     assert status == ["indexed", "skipped"], edited.to_dict()

@@ -21,8 +21,8 @@ from typing import Any, Literal
 import platformdirs
 from pydantic import BaseModel, Field, PrivateAttr, SecretStr, ValidationError, field_validator
 
-from .errors import ConfigError, InvalidInput, InvalidProject, did_you_mean
-from .payload import PASSAGE_CHARS
+from citeloom.errors import ConfigError, InvalidInput, InvalidProject, did_you_mean
+from citeloom.payload import PASSAGE_CHARS
 
 # The dense model of a new project. A project whose configuration names none keeps the
 # model its index was built with (Settings.project), until `citeloom reindex --dense-model`.
@@ -119,7 +119,7 @@ class ZoteroSettings(BaseModel):
 
     def reader(self, **overrides: Any) -> Any:
         """A reader of the library (``zotero.ZoteroReader``)."""
-        from .zotero import make_reader
+        from citeloom.zotero import make_reader
 
         return make_reader(**{**self.kwargs(), **overrides})
 
@@ -333,7 +333,7 @@ def provisioned_models_dir(data_dir: Path) -> Path:
     names one: ``<data_dir>/models`` if models were provisioned there (a self-contained data
     dir, or one set before provisioning), else the default location — so that pointing
     ``CITELOOM_DATA_DIR`` elsewhere after setup never loses the models."""
-    from .models import MANIFEST
+    from citeloom.provision import MANIFEST
 
     own = data_dir / "models"
     return own if (own / MANIFEST).is_file() else default_models_dir()

@@ -183,7 +183,7 @@ def section_prefixes(heading_chain: list[str]) -> list[str]:
 def chunk_payload(chunk: Any, *, project: str, doc_id: str, content_hash: str, source: str,
                   title: str, chunk_count: int, dense_model: str,
                   meta: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What the index stores with one chunk (a :class:`citeloom.chunk.Chunk`)."""
+    """What the index stores with one chunk (a :class:`citeloom.embed.chunk.Chunk`)."""
     payload = {
         "project_id": project,
         "doc_id": doc_id,

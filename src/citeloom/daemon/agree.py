@@ -16,10 +16,10 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DaemonSettingsDiffer
+from citeloom.errors import DaemonSettingsDiffer
 
 if TYPE_CHECKING:
-    from ..config import Settings
+    from citeloom.config import Settings
 
 #: Library-wide settings a command and the daemon must share (besides each project's).
 SHARED = ("models_dir", "qdrant_url", "qdrant_api_key", "zotero", "cluster")

@@ -33,12 +33,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..config import Settings
-from ..errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
-from ..index import DEFAULT_FUSION, SearchFilter
-from ..payload import PASSAGE_CHARS, hit_json
-from . import DaemonPaths, agree, daemon_paths, install_fingerprint
+from citeloom import __version__
+from citeloom.config import Settings
+from citeloom.daemon import DaemonPaths, agree, daemon_paths, install_fingerprint
+from citeloom.errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
+from citeloom.index import DEFAULT_FUSION, SearchFilter
+from citeloom.payload import PASSAGE_CHARS, hit_json
 
 log = logging.getLogger("citeloom.daemon")
 ZYGOTE_AFTER_S = 5.0  # the MCP zygote starts this long after the daemon (prefork.py)
@@ -94,8 +94,8 @@ def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
 
 class Daemon:
     def __init__(self, settings: Settings) -> None:
-        from ..jobs import JobManager
-        from ..service import CiteLoom
+        from citeloom.service import CiteLoom
+        from citeloom.service.jobs import JobManager
 
         self.settings = settings
         self.paths: DaemonPaths = daemon_paths(settings.data_dir)
@@ -192,7 +192,7 @@ class Daemon:
 
     def _validate(self, a: dict[str, Any]) -> list[dict[str, Any]]:
         """``citeloom validate``'s index and catalog checks, run here where they are open."""
-        from ..validate import project_checks
+        from citeloom.service.validate import project_checks
 
         where = f" (checked in the daemon, process {os.getpid()})"
         return [c.__dict__ for c in project_checks(self.app, self.settings,
@@ -285,7 +285,7 @@ class Daemon:
     def reload(self) -> None:
         """citeloom.toml changed: take its projects (a new watched folder, say) without a
         restart. A file that no longer loads is reported in the log and ignored."""
-        from ..config import load_settings
+        from citeloom.config import load_settings
 
         try:
             new = load_settings(self.settings.config_path)
@@ -306,7 +306,7 @@ class Daemon:
             self.watcher.stop()
             self.watcher = None
         if any(p.watch for p in self.settings.projects.values()):
-            from .watch import Watcher
+            from citeloom.daemon.watch import Watcher
 
             self.watcher = Watcher(self)
             self.watcher.start()
@@ -342,7 +342,7 @@ class Daemon:
         self._zygote_started = time.monotonic()
         try:
             self.zygote = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-                [sys.executable, "-m", "citeloom.daemon.prefork", str(self.paths.mcp_socket),
+                [sys.executable, "-m", "citeloom.mcp.prefork", str(self.paths.mcp_socket),
                  str(os.getpid())], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=None)
         except OSError:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ConfigError
-from .base import (
+from citeloom.errors import ConfigError
+from citeloom.index.base import (
     DEFAULT_FUSION,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -21,7 +21,7 @@ from .base import (
     SearchFilter,
     Store,
 )
-from .edge import EdgeIndex, EdgeStore
+from citeloom.index.edge import EdgeIndex, EdgeStore
 
 __all__ = [
     "BACKENDS",
@@ -54,7 +54,7 @@ def make_store(backend: str, index_dir: Path, qdrant_url: str | None = None,
     if backend == "edge":
         return EdgeStore(index_dir, wait_s)
     if backend == "server":
-        from .server import ServerStore
+        from citeloom.index.server import ServerStore
 
         if not qdrant_url:
             raise ConfigError("backend = \"server\" needs a Qdrant URL",

@@ -21,16 +21,16 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ..embed import Sparse
-from ..errors import EmbeddingMismatch, InvalidProject
-from ..models import dense_spec
-from ..payload import (  # noqa: F401 (payload.py owns the *_FIELDS)
+from citeloom.embed.encoders import Sparse
+from citeloom.errors import EmbeddingMismatch, InvalidProject
+from citeloom.payload import (  # noqa: F401 (payload.py owns the *_FIELDS)
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
     TEXT_FIELDS,
     author_query_key,
     section_key,
 )
+from citeloom.provision import dense_spec
 
 Mode = Literal["dense", "sparse", "hybrid"]
 Fusion = Literal["rrf", "dbsf"]

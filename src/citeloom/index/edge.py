@@ -36,9 +36,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import space
-from ..embed import Sparse
-from ..errors import (
+from citeloom import system as space
+from citeloom.embed.encoders import Sparse
+from citeloom.errors import (
     DiskFull,
     IndexDamaged,
     IndexUnavailable,
@@ -48,7 +48,7 @@ from ..errors import (
     as_error,
     out_of_space,
 )
-from .base import (
+from citeloom.index.base import (
     DEFAULT_FUSION,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,
@@ -68,8 +68,8 @@ from .base import (
     copy_sparse,
     scroll_filter,
 )
-from .edgefaults import damaged, edge_errors, read_current, read_model_lock
-from .proclock import _claimed, _Lease
+from citeloom.index.edgefaults import damaged, edge_errors, read_current, read_model_lock
+from citeloom.index.proclock import _claimed, _Lease
 
 _log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import CiteLoomError, IndexDamaged, as_error, out_of_space, repair_hint
-from .base import ModelLock
+from citeloom.errors import CiteLoomError, IndexDamaged, as_error, out_of_space, repair_hint
+from citeloom.index.base import ModelLock
 
 GENERATION = re.compile(r"g[0-9]{4}")
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import IndexUnavailable
+from citeloom.errors import IndexUnavailable
 
 _log = logging.getLogger("citeloom.index.edge")
 

@@ -18,9 +18,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..embed import Sparse
-from ..errors import ConfigError, IndexUnavailable, InvalidInput, InvalidProject, SnapshotInvalid
-from .base import (
+from citeloom.embed.encoders import Sparse
+from citeloom.errors import (
+    ConfigError,
+    IndexUnavailable,
+    InvalidInput,
+    InvalidProject,
+    SnapshotInvalid,
+)
+from citeloom.index.base import (
     DEFAULT_FUSION,
     INTEGER_FIELDS,
     KEYWORD_FIELDS,

@@ -8,12 +8,12 @@ The CLI and the MCP server call only :class:`CiteLoom`. ``app.py`` holds the res
 ``search.py`` the queries, ``library.py`` projects, inspection and citations.
 """
 
-from ..payload import Passage
-from ..report import FileResult, IngestReport
-from ..sources import TextDoc
-from .app import CiteLoom
-from .pipeline import ProgressFn
-from .search import QueryResult
+from citeloom.ingest.pipeline import ProgressFn
+from citeloom.payload import Passage
+from citeloom.report import FileResult, IngestReport
+from citeloom.search.query import QueryResult
+from citeloom.service.app import CiteLoom
+from citeloom.sources import TextDoc
 
 __all__ = ["CiteLoom", "FileResult", "IngestReport", "Passage", "ProgressFn", "QueryResult",
            "TextDoc"]

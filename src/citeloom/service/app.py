@@ -19,17 +19,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import space
-from ..catalog import Catalog
-from ..config import DEFAULT_DENSE_MODEL, ProjectConfig, Settings
-from ..errors import (
-    CiteLoomError,
-    ConfigError,
-    InvalidProject,
-    as_error,
-    did_you_mean,
-)
-from ..index import (
+from citeloom import system as space
+from citeloom.config import DEFAULT_DENSE_MODEL, ProjectConfig, Settings
+from citeloom.errors import CiteLoomError, ConfigError, InvalidProject, as_error, did_you_mean
+from citeloom.index import (
     BACKENDS,
     DEFAULT_FUSION,
     Fusion,
@@ -41,10 +34,17 @@ from ..index import (
     Store,
     make_store,
 )
-from ..models import chunk_limit, dense_spec, use_offline_runtime
-from ..payload import PASSAGE_CHARS, Passage
-from ..report import IngestReport
-from ..sources import (
+from citeloom.index.catalog import Catalog
+from citeloom.ingest import reindex
+from citeloom.ingest.executor import Executor, InProcess, cache_damaged, reread
+from citeloom.ingest.pipeline import Pipeline, ProgressFn
+from citeloom.payload import PASSAGE_CHARS, Passage
+from citeloom.provision import chunk_limit, dense_spec, use_offline_runtime
+from citeloom.report import IngestReport
+from citeloom.search import query as search
+from citeloom.search.query import QueryResult, SimilarResult
+from citeloom.service import library, snapshots
+from citeloom.sources import (
     AnnotationSource,
     ChainSource,
     FileSource,
@@ -53,18 +53,14 @@ from ..sources import (
     TextSource,
     ZoteroSource,
 )
-from . import library, reindex, search, snapshots
-from .executor import Executor, InProcess, cache_damaged, reread
-from .pipeline import Pipeline, ProgressFn
-from .search import QueryResult, SimilarResult
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
 
-    from ..chunk import Chunker
-    from ..embed import DenseEmbedder, SparseEmbedder
-    from ..rerank import CrossEncoder
-    from ..worker import ConversionWorker
+    from citeloom.convert.worker import ConversionWorker
+    from citeloom.embed.chunk import Chunker
+    from citeloom.embed.encoders import DenseEmbedder, SparseEmbedder
+    from citeloom.embed.rerank import CrossEncoder
 
 
 class CiteLoom:
@@ -116,7 +112,7 @@ class CiteLoom:
     def dense(self, model_id: str) -> DenseEmbedder:
         with self._load:
             if model_id not in self._dense:
-                from ..embed import DenseEmbedder
+                from citeloom.embed.encoders import DenseEmbedder
 
                 self._dense[model_id] = DenseEmbedder(self.settings.models_dir, model_id,
                                                       threads=self.settings.threads)
@@ -125,8 +121,8 @@ class CiteLoom:
     def reranker(self) -> CrossEncoder:  # the second stage (rerank.py), loaded on first use
         with self._load:
             if self._reranker is None:
-                from ..models import require, reranker_dir
-                from ..rerank import CrossEncoder
+                from citeloom.embed.rerank import CrossEncoder
+                from citeloom.provision import require, reranker_dir
                 require(self.settings.models_dir)
                 self._reranker = CrossEncoder(reranker_dir(self.settings.models_dir),
                                               threads=self.settings.threads)
@@ -135,7 +131,7 @@ class CiteLoom:
     def sparse(self) -> SparseEmbedder:
         with self._load:
             if self._sparse is None:
-                from ..embed import SparseEmbedder
+                from citeloom.embed.encoders import SparseEmbedder
 
                 self._sparse = SparseEmbedder()
             return self._sparse
@@ -144,7 +140,7 @@ class CiteLoom:
         key = (project.dense_model, project.chunk_max_tokens, project.chunker)
         with self._load:
             if key not in self._chunkers:
-                from ..chunk import project_chunker
+                from citeloom.embed.chunk import project_chunker
 
                 self._chunkers[key] = project_chunker(self.settings.models_dir, project)
             return self._chunkers[key]
@@ -153,8 +149,8 @@ class CiteLoom:
                ocr_languages: list[str] | None = None) -> ConversionWorker:
         """The conversion worker process for these settings (started on first use; one
         alive at a time, since each holds Docling and the layout model in memory)."""
-        from ..models import layout_model_path
-        from ..worker import ConversionWorker, ConvertOptions
+        from citeloom.convert.worker import ConversionWorker, ConvertOptions
+        from citeloom.provision import layout_model_path
 
         opts = ConvertOptions(
             ocr=project.ocr, ocr_languages=tuple(ocr_languages or project.ocr_languages),
@@ -334,7 +330,7 @@ class CiteLoom:
     def repair(self, project_name: str | None) -> dict[str, Any]:
         """Put a damaged project back together from what is intact (``repair.py``); what
         was found, done and left, as a dict."""
-        from .repair import repair
+        from citeloom.service.repair import repair
 
         return repair(self, project_name).to_dict()
 
@@ -449,18 +445,18 @@ class CiteLoom:
         if ray is None and workers is None:
             ray = self.settings.cluster.address
         if ray:
-            from .executor_ray import RayExecutor
+            from citeloom.ingest.ray import RayExecutor
 
             return RayExecutor(self, ray)
         if workers is None:
             workers = self.settings.workers
         if workers is None:
-            from .executor_pool import default_workers
+            from citeloom.ingest.pool import default_workers
 
             workers = default_workers()
         if workers <= 1:
             return InProcess(self)
-        from .executor_pool import Pool
+        from citeloom.ingest.pool import Pool
 
         return Pool(self, workers)
 
@@ -471,7 +467,7 @@ class CiteLoom:
         """Ingest ``source`` into a project (created on first write). ``started_by`` names
         the caller in the audit log (default: the service's); ``workers`` and ``ray``
         choose the executor (:meth:`executor`)."""
-        from ..models import require
+        from citeloom.provision import require
 
         project = self.settings.project(project_name, create=True)
         require(self.settings.models_dir)  # once, not as a conversion failure per file
@@ -601,7 +597,7 @@ class CiteLoom:
         unreachable: then a warning, and files are indexed from their own metadata)."""
         if not self.settings.zotero.configured:
             return None
-        from ..zotero import ItemMatcher
+        from citeloom.zotero import ItemMatcher
 
         try:
             return ItemMatcher(list(self.zotero_reader().items()))
@@ -667,8 +663,8 @@ class CiteLoom:
     def check(self, text: str, fmt: str, projects: list[str] | None = None,
               draft: str = "draft") -> dict[str, Any]:
         """A draft's citations judged (``service/citecheck.py``); None: every project."""
-        from ..drafts import citations
-        from .citecheck import check_draft
+        from citeloom.service.citecheck import check_draft
+        from citeloom.service.drafts import citations
 
         return check_draft(self, draft, search._targets(self, projects),
                            citations(text, fmt)).to_dict()

@@ -13,12 +13,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..drafts import ZOTERO_KEY, Citation
-from ..errors import InvalidInput
-from ..index import SearchFilter
-from ..payload import Passage, snippet
-from . import search
-from .library import list_papers
+from citeloom.errors import InvalidInput
+from citeloom.index import SearchFilter
+from citeloom.payload import Passage, snippet
+from citeloom.search import query as search
+from citeloom.service.drafts import ZOTERO_KEY, Citation
+from citeloom.service.library import list_papers
 
 # The cross-encoder's logit at or above which a passage addresses the claim (``found``),
 # and at or above which it does so loosely (``weak``); below: ``not found``. Chosen on the

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from ..catalog import is_file_source
-from ..config import DEFAULT_CHUNKER, DEFAULT_DENSE_MODEL
-from ..errors import CacheDamaged, CiteLoomError, InvalidInput, from_dict, repair_hint
-from ..index import Hit, SearchFilter
-from ..payload import PASSAGE_CHARS, Passage, joined_text, passage
+from citeloom.config import DEFAULT_CHUNKER, DEFAULT_DENSE_MODEL
+from citeloom.errors import CacheDamaged, CiteLoomError, InvalidInput, from_dict, repair_hint
+from citeloom.index import Hit, SearchFilter
+from citeloom.index.catalog import is_file_source
+from citeloom.payload import PASSAGE_CHARS, Passage, joined_text, passage
 
 
 def list_projects(app: Any) -> list[dict[str, Any]]:
@@ -101,7 +101,7 @@ def health(app: Any, project_name: str | None, worst: int | None = None) -> dict
     totals; and the papers converted before the ledger existed whose cached conversion has
     pages that do not read as language (a ``citeloom reindex`` re-reads them). ``worst``
     keeps that many papers, worst first (None: all)."""
-    from ..health import DocHealth, ledger_of, stale
+    from citeloom.convert.health import DocHealth, ledger_of, stale
 
     project = app.settings.project(project_name, create=True)
     catalog = app.catalog(project.name)
@@ -182,7 +182,7 @@ def cite(app: Any, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bi
          project_name: str | None = None) -> str:
     """BibTeX or CSL-JSON for citekeys: Better BibTeX's own export when it answers, else
     from the Zotero library, else from what the index stores."""
-    from ..zotero import BetterBibTeX, Creator, ZoteroItem, to_bibtex, to_csl_json
+    from citeloom.zotero import BetterBibTeX, Creator, ZoteroItem, to_bibtex, to_csl_json
 
     if not citekeys:
         raise InvalidInput("no citekey given", "pass one or more citekeys")
@@ -301,7 +301,7 @@ def remove_documents(app: Any, name: str, refs: list[str]) -> dict[str, Any]:
     """Remove documents (points and catalog rows) named by ``refs`` (see :func:`_match`).
     Every ref is resolved first: one that names nothing, or a file name that names several
     files, removes nothing at all. Written to the audit log like an ingest."""
-    from ..report import FileResult, IngestReport, write_audit
+    from citeloom.report import FileResult, IngestReport, write_audit
 
     refs = [r.strip() for r in refs if r.strip()]
     if not refs:

@@ -27,13 +27,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..catalog import Catalog, DocRecord, catalogued
-from ..errors import CatalogDamaged, CiteLoomError, IndexDamaged, InvalidProject
-from ..index import Index
-from ..index.base import atomic_json
-from ..models import dense_spec, sha256_file
-from ..sources import CatalogSource
-from .pipeline import MARK, Pipeline
+from citeloom.errors import CatalogDamaged, CiteLoomError, IndexDamaged, InvalidProject
+from citeloom.index import Index
+from citeloom.index.base import atomic_json
+from citeloom.index.catalog import Catalog, DocRecord, catalogued
+from citeloom.ingest.pipeline import MARK, Pipeline
+from citeloom.provision import dense_spec, sha256_file
+from citeloom.sources import CatalogSource
 
 PAYLOAD_FIELDS = ["doc_id", "source_path", "content_hash", "doc_chunk_count", "title",
                   "zotero_key", "zotero_version", "page_end", "embed_model"]
@@ -228,7 +228,7 @@ def _rebuild(app: Any, project: Any, catalog: Catalog, old: Index | None,
 
 
 def _meta(old: Index | None, doc_id: str) -> dict[str, Any] | None:
-    from ..payload import external_metadata
+    from citeloom.payload import external_metadata
 
     if old is None:
         return None

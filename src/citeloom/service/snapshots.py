@@ -43,8 +43,8 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from .. import __version__
-from ..errors import (
+from citeloom import __version__
+from citeloom.errors import (
     CiteLoomError,
     InternalError,
     InvalidInput,
@@ -52,9 +52,9 @@ from ..errors import (
     SnapshotInvalid,
     SourceNotFound,
 )
-from ..index import ModelLock
-from ..index.base import data_end
-from ..proc import pid_alive
+from citeloom.index import ModelLock
+from citeloom.index.base import data_end
+from citeloom.system import pid_alive
 
 FORMAT = "citeloom-snapshot/1"
 MANIFEST, MANIFEST_SUM, CATALOG, INDEX = ("manifest.json", "manifest.sha256",

@@ -2,12 +2,12 @@
 annotations and notes, plain texts (the retrieval evaluation), and a project's own catalog
 (reindex). Each is one module with one :class:`~citeloom.sources.base.Source` subclass."""
 
-from .annotations import AnnotationSource
-from .base import ChainSource, Context, Source, Unit
-from .catalog import CatalogSource
-from .files import SUPPORTED_SUFFIXES, FileSource, expand_sources
-from .texts import IndexedTextSource, TextDoc, TextSource, is_text_document
-from .zotero import ZoteroSource
+from citeloom.sources.annotations import AnnotationSource
+from citeloom.sources.base import ChainSource, Context, Source, Unit
+from citeloom.sources.catalog import CatalogSource
+from citeloom.sources.files import SUPPORTED_SUFFIXES, FileSource, expand_sources
+from citeloom.sources.texts import IndexedTextSource, TextDoc, TextSource, is_text_document
+from citeloom.sources.zotero import ZoteroSource
 
 __all__ = ["SUPPORTED_SUFFIXES", "AnnotationSource", "CatalogSource", "ChainSource", "Context",
            "FileSource", "IndexedTextSource", "Source", "TextDoc", "TextSource", "Unit",

@@ -23,12 +23,12 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..catalog import ZOTERO_TEXT_PREFIXES, DocRecord
-from ..errors import CiteLoomError
-from ..index import SearchFilter
-from ..payload import SECTION_SEP, external_metadata, joined_text, section_prefixes, terms
-from ..report import FileResult
-from .base import Context, Source, Unit
+from citeloom.errors import CiteLoomError
+from citeloom.index import SearchFilter
+from citeloom.index.catalog import ZOTERO_TEXT_PREFIXES, DocRecord
+from citeloom.payload import SECTION_SEP, external_metadata, joined_text, section_prefixes, terms
+from citeloom.report import FileResult
+from citeloom.sources.base import Context, Source, Unit
 
 SECTION_HEADING_SEP = " — "  # between an item's title and a section in a heading
 
@@ -99,7 +99,7 @@ class AnnotationSource(Source):
 
     # -- what there is ------------------------------------------------------------------
     def plan(self, ctx: Context) -> int:
-        from ..zotero import tags_match
+        from citeloom.zotero import tags_match
 
         self._work, self._gone, self._listed = [], [], False
         if not getattr(self.reader, "reads_annotations", False):
@@ -191,7 +191,7 @@ class AnnotationSource(Source):
     def _meta(self, a: Any, item: Any) -> dict[str, Any]:
         """The item's metadata with the annotation's own fields (its key as ``zotero_key``,
         the item's as ``zotero_item``)."""
-        from ..zotero import item_payload
+        from citeloom.zotero import item_payload
 
         own = {"kind": a.kind, "zotero_key": a.key, "zotero_library": a.library,
                "annotation_author": a.author}

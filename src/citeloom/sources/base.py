@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..catalog import Catalog, DocRecord
-from ..report import FileResult, IngestReport
+from citeloom.index.catalog import Catalog, DocRecord
+from citeloom.report import FileResult, IngestReport
 
 
 @dataclass

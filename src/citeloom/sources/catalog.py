@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..catalog import DocRecord, is_file_source
-from ..errors import SourceNotFound
-from ..models import sha256_file
-from ..report import FileResult
-from .annotations import rebuilt_unit
-from .base import Context, Source, Unit
+from citeloom.errors import SourceNotFound
+from citeloom.index.catalog import DocRecord, is_file_source
+from citeloom.provision import sha256_file
+from citeloom.report import FileResult
+from citeloom.sources.annotations import rebuilt_unit
+from citeloom.sources.base import Context, Source, Unit
 
 
 class CatalogSource(Source):

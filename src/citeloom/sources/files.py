@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import SourceNotFound, UnsupportedType
-from ..report import FileResult, IngestReport
-from .base import Context, Source, Unit
+from citeloom.errors import SourceNotFound, UnsupportedType
+from citeloom.report import FileResult, IngestReport
+from citeloom.sources.base import Context, Source, Unit
 
 # What Docling converts here without models beyond ours (see convert.available_formats).
 SUPPORTED_SUFFIXES = {".pdf", ".png", ".tif", ".tiff", ".jpg", ".jpeg", ".bmp", ".webp",
@@ -72,7 +72,7 @@ class FileSource(Source):
                  ) -> dict[str, Any] | None:
         if unit.meta is not None or self.matcher is None:
             return unit.meta
-        from ..zotero import item_payload
+        from citeloom.zotero import item_payload
 
         assert unit.path is not None
         item, how = self.matcher.match(unit.path, first_pages)

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..report import FileResult
-from .base import Context, Source, Unit
+from citeloom.report import FileResult
+from citeloom.sources.base import Context, Source, Unit
 
 
 @dataclass

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import CiteLoomError
-from ..report import FileResult
-from .base import Context, Source, Unit
+from citeloom.errors import CiteLoomError
+from citeloom.report import FileResult
+from citeloom.sources.base import Context, Source, Unit
 
 
 class ZoteroSource(Source):
@@ -42,7 +42,7 @@ class ZoteroSource(Source):
         return len(self._work)
 
     def units(self, ctx: Context) -> Iterator[Unit | FileResult]:
-        from ..zotero import item_payload, ocr_languages
+        from citeloom.zotero import item_payload, ocr_languages
 
         for item, att in self._work:
             note = f"{item.citekey or item.key}: {item.title[:60]}"

@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Literal
 
 from citeloom.errors import ConfigError
-
-from .annotations import Annotation, note_text
-from .base import (
+from citeloom.zotero.annotations import Annotation, note_text
+from citeloom.zotero.base import (
     DEFAULT_OCR_LANGUAGES,
     Attachment,
     Collection,
@@ -34,7 +33,7 @@ from .base import (
     parse_year,
     tags_match,
 )
-from .bbt import (
+from citeloom.zotero.bbt import (
     JURIS_M_PORT,
     ZOTERO_PORT,
     BbtKeys,
@@ -44,10 +43,10 @@ from .bbt import (
     read_bbt_citekeys,
     resolve_citekeys,
 )
-from .export import ExportFileReader, to_bibtex, to_csl_json
-from .match import ItemMatcher, match_item
-from .sqlite import SqliteReader, default_data_dir
-from .web import LocalApiReader, WebApiReader
+from citeloom.zotero.export import ExportFileReader, to_bibtex, to_csl_json
+from citeloom.zotero.match import ItemMatcher, match_item
+from citeloom.zotero.sqlite import SqliteReader, default_data_dir
+from citeloom.zotero.web import LocalApiReader, WebApiReader
 
 Source = Literal["sqlite", "web", "local", "file"]
 

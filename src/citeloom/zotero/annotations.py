@@ -156,7 +156,7 @@ def read_annotations(conn: sqlite3.Connection, *, include_feeds: bool = False
                      ) -> list[Annotation]:
     """Every annotation and note of the database that is not in the trash: neither it, its
     parent (attachment or item), nor the attachment's parent item is in ``deletedItems``."""
-    from .dbfile import table
+    from citeloom.zotero.dbfile import table
 
     have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if "itemNotes" not in have:

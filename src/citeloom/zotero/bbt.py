@@ -23,9 +23,8 @@ from typing import Any
 import httpx
 
 from citeloom.errors import ZoteroUnavailable
-
-from .base import ZoteroItem
-from .dbfile import read_database, table
+from citeloom.zotero.base import ZoteroItem
+from citeloom.zotero.dbfile import read_database, table
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from citeloom.errors import SourceNotFound, ZoteroUnavailable
-
-from .base import (
+from citeloom.zotero.base import (
     NON_REGULAR_TYPES,
     SECONDARY_CREATOR_TYPES,
     Attachment,
@@ -28,7 +27,7 @@ from .base import (
     creator_from_api,
     make_item,
 )
-from .bbt import resolve_citekeys
+from citeloom.zotero.bbt import resolve_citekeys
 
 # Zotero item type -> CSL type. CSL -> Zotero is the inverse, first mapping winning.
 ZOTERO_TO_CSL = {

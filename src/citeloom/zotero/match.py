@@ -17,7 +17,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Literal
 
-from .base import ZoteroItem, find_dois
+from citeloom.zotero.base import ZoteroItem, find_dois
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from citeloom.errors import SourceNotFound
-
-from .annotations import Annotation, read_annotations
-from .base import (
+from citeloom.zotero.annotations import Annotation, read_annotations
+from citeloom.zotero.base import (
     NON_REGULAR_TYPES,
     Attachment,
     Collection,
@@ -30,9 +29,9 @@ from .base import (
     make_item,
     standalone_item,
 )
-from .bbt import BetterBibTeX, resolve_citekeys
-from .dbfile import read_database
-from .dbfile import table as _table
+from citeloom.zotero.bbt import BetterBibTeX, resolve_citekeys
+from citeloom.zotero.dbfile import read_database
+from citeloom.zotero.dbfile import table as _table
 
 _LINK_MODES: dict[int, LinkMode] = {0: "imported_file", 1: "imported_url",
                                     2: "linked_file", 3: "linked_url"}

@@ -21,9 +21,8 @@ from pyzotero import Zotero
 from pyzotero import errors as ze
 
 from citeloom.errors import ConfigError, SourceNotFound, ZoteroUnavailable
-
-from .annotations import Annotation, annotation_from_api
-from .base import (
+from citeloom.zotero.annotations import Annotation, annotation_from_api
+from citeloom.zotero.base import (
     LINK_MODES,
     NON_REGULAR_TYPES,
     Attachment,
@@ -36,8 +35,8 @@ from .base import (
     make_item,
     standalone_item,
 )
-from .bbt import BetterBibTeX, resolve_citekeys
-from .sqlite import default_data_dir
+from citeloom.zotero.bbt import BetterBibTeX, resolve_citekeys
+from citeloom.zotero.sqlite import default_data_dir
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

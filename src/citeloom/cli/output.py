@@ -1,0 +1,129 @@
+"""How the CLI prints hits: exactly. The user's text (titles, passages, annotations) is
+never read as markup, emoji codes or highlighting, and is never hard-wrapped, so a quote
+copied from the terminal is the document's text. ``query`` and ``annotations`` print
+through here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+from citeloom.cli.library import print_json, service
+
+
+def plain_console() -> Any:
+    """A console that prints the user's text as it is: no markup, emoji codes or
+    highlighting read into it (``[sic]`` stays), and no hard line breaks (the terminal
+    wraps, so a copied quote is the document's text)."""
+    from rich.console import Console
+
+    return Console(markup=False, emoji=False, highlight=False, soft_wrap=True)
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
+
+
+def print_hits(header: str, hits: list[Any], show_project: bool = False,
+               answer: dict[str, Any] | None = None, full: bool = False,
+               console: Any = None) -> None:
+    """Each hit: page, author · year, citekey and score first, then the title and the
+    section, then the sentences that best answer the query (``payload.snippet``, its
+    words highlighted). ``full``: the whole title and section, the passage on one line
+    (exactly its text), the chunk ids and link. ``answer`` (a query's) adds what the
+    score means, and why there are no hits or which documents a filter left out.
+    ``console``: where to print (the terminal's by default)."""
+    from rich.text import Text
+
+    from citeloom.payload import snippet, term_spans
+
+    query = "\n".join([answer.get("query", ""), *(answer.get("also") or [])]) if answer else ""
+
+    console = console or plain_console()
+    console.print(Text(header, style="dim"))
+    if answer is not None:
+        meaning = answer["score"] if full else re.split(r"[:;(]", answer["score"])[0].strip()
+        console.print(Text(f"score: {meaning}", style="dim"))
+        for key, n in (answer.get("excluded") or {}).items():
+            console.print(Text(f"note: {n} document{'' if n == 1 else 's'} without {key} "
+                               "cannot match this filter", style="yellow"))
+        if not hits and answer.get("reason"):
+            why = answer["reason"]
+            console.print(Text(f"no hits: {why['message']} — {why['hint']}", style="yellow"))
+    titled: set[str] = set()
+    for h in hits:
+        who = " · ".join(x for x in (h.byline, h.citekey) if x) or Path(h.source_path).name
+        if show_project:
+            who = f"{h.project}: {who}"
+        line = Text(f"\n{h.rank}. ", style="bold")
+        if h.kind != "note" and h.page_start is not None:
+            line.append(h.pages, style="cyan").append(" · ")
+        line.append(who)
+        if h.kind != "passage":
+            line.append(f" · {h.annotation_type or h.kind}" + (f" {h.color}" if h.color
+                                                                else ""), style="magenta")
+        if full:
+            line.append(f" · score {h.score:.4f}", style="dim")
+        console.print(line)
+        # A page hit's sections in reading order, each once (its parts may span two).
+        sections = list(dict.fromkeys(x["section_path"] for x in h.parts if x["section_path"]))
+        section = " | ".join(sections) or h.section_path
+        if not full:  # the title once per paper: the citekey names it again
+            title = h.title if h.title and h.doc_id not in titled else ""
+            titled.add(h.doc_id)
+            about = Text("   " + _clip(title, 50), style="bold") if title else Text("  ")
+            if section:
+                about.append(" § " + _clip(section, 30), style="green")
+            if about.plain.strip():
+                console.print(about)
+            shown = snippet(h.text, query or None)
+            text = Text("   " + shown)
+            for start, end in term_spans(shown, query) if query else []:
+                text.stylize("bold yellow", start + 3, end + 3)
+            console.print(text)
+            continue
+        if h.title:
+            console.print(Text("   " + h.title, style="bold"))
+        if section:
+            console.print(Text("   § " + section, style="green"))
+        # One line: a paragraph break becomes a space, nothing else in the text changes.
+        console.print(Text("   " + re.sub(r"\s*\n\s*", " ", h.text.strip())))
+        chunks = (f"chunk {h.chunk_id}" if not h.parts else
+                  f"chunk {h.chunk_id} (best) + " + ", ".join(
+                      x["chunk_id"] for x in h.parts if x["chunk_id"] != h.chunk_id))
+        console.print(Text(f"   {chunks}" + (f" · {h.zotero_link}" if h.zotero_link else ""),
+                           style="dim"))
+
+
+def cmd_annotations(args: argparse.Namespace, settings: Any) -> int:
+    from rich.text import Text
+
+    from citeloom.payload import hit_json
+
+    with service(settings) as app:
+        hits = app.list_annotations(args.project, args.citekey, args.kind or None,
+                                    max_chars=settings.passage_chars)
+    if args.json:  # the MCP tool's shape
+        print_json({"project": settings.project(args.project, create=True).name,
+                     "citekey": args.citekey, "hits": [hit_json(h) for h in hits]})
+        return 0
+    console = plain_console()
+    if not hits:
+        console.print(f"no annotations or notes of {args.citekey} in this project")
+    for h in hits:
+        if h.kind == "note":
+            console.print(Text("note", style="magenta"))
+        else:
+            printed = (f" (printed {h.page_label})" if h.page_label
+                       and h.page_label != str(h.page_start) else "")
+            line = Text(f"{h.pages}{printed}", style="cyan").append(
+                f" {h.annotation_type}" + (f" {h.color}" if h.color else ""), style="magenta")
+            if h.section_path:
+                line.append(f" § {h.section_path}", style="green")
+            console.print(line)
+        console.print(Text("   " + h.text.replace("\n", "\n   ")))
+        console.print(Text(f"   {h.zotero_link}", style="dim"))
+    return 0

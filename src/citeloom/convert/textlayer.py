@@ -1,0 +1,172 @@
+"""A page's text layer as PDFium reads it, as Docling text cells: the second extractor of the
+repair ladder (:mod:`citeloom.convert.ocr`).
+
+Docling's own parser gives up on fonts without a Unicode map (dvips' Type 3 bitmap fonts)
+and prints glyph names or symbols. PDFium falls back to the character codes, which in TeX's
+fonts are ASCII for letters and digits, so the same page reads as words. Two things PDFium
+leaves undone are done here:
+
+* TeX's ligatures sit at control codes without a Unicode value — 0x0B-0x0F in the OT1
+  encoding, 0x1B-0x1F in T1 (Cork), in the order ff fi fl ffi ffl — and PDFium returns the
+  bare code ("e\\x1bect"). They become the letters ("effect").
+* PDFium marks a hyphen at a line end with U+0002 or U+FFFE; it becomes "-", which the
+  structure pass joins like any other line-end hyphen.
+
+Cells are lines: characters in PDFium's reading order, a new cell at each line break and at
+a wide horizontal gap (two columns side by side), with the union of the characters' boxes
+in Docling's top-left page coordinates, so the layout model's clusters collect them like
+the parser's own cells and headings, sections and pages stay where they were.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+LIGATURES = {0x0B: "ff", 0x0C: "fi", 0x0D: "fl", 0x0E: "ffi", 0x0F: "ffl",
+             0x1B: "ff", 0x1C: "fi", 0x1D: "fl", 0x1E: "ffi", 0x1F: "ffl"}
+_HYPHEN_MARKS = (0x02, 0xFFFE)
+_SKIP = frozenset([0x00])
+_held: list[Any] = []  # [(path, password), document]: the last document read, kept open
+
+
+def _document(path: Path, password: str | None) -> Any:
+    """The open PDFium document for ``path`` (one kept open at a time; call under
+    Docling's ``pypdfium2_lock``: PDFium is not thread-safe)."""
+    import pypdfium2 as pdfium
+
+    key = (str(path), password)
+    if _held and _held[0] == key:
+        return _held[1]
+    if _held:
+        _held[1].close()
+        _held.clear()
+    pdf = pdfium.PdfDocument(str(path), password=password)
+    _held.extend([key, pdf])
+    return pdf
+
+
+def release() -> None:
+    """Close the document kept open (at the end of a conversion)."""
+    from docling.utils.locks import pypdfium2_lock
+
+    with pypdfium2_lock:
+        if _held:
+            _held[1].close()
+            _held.clear()
+
+
+def page_text(path: Path, page_no: int, password: str | None = None) -> str:
+    """The text of page ``page_no`` (1-based), ligatures and hyphens restored."""
+    return " ".join(text for text, _ in page_lines(path, page_no, password=password))
+
+
+Line = tuple[str, tuple[float, float, float, float]]
+
+
+def page_lines(path: Path, page_no: int, page_height: float | None = None,
+               password: str | None = None) -> list[Line]:
+    """The lines of page ``page_no`` (1-based): (text, (left, top, right, bottom)) in
+    top-left coordinates of the page's crop box. Empty for a rotated page (its boxes would
+    need turning; the ladder reads such a page by OCR instead)."""
+    return page_reading(path, page_no, page_height, password)[0]
+
+
+def page_reading(path: Path, page_no: int, page_height: float | None = None,
+                 password: str | None = None) -> tuple[list[Line], int]:
+    """:func:`page_lines`, and how many glyphs the page prints (every character PDFium
+    finds, mapped or not, spaces and line breaks left out): what a reading of the page
+    could at most recover."""
+    from docling.utils.locks import pypdfium2_lock
+
+    with pypdfium2_lock:
+        return _page_lines(path, page_no, page_height, password)
+
+
+def _page_lines(path: Path, page_no: int, page_height: float | None, password: str | None
+                ) -> tuple[list[Line], int]:
+    import pypdfium2.raw as pdfium_c
+
+    pdf = _document(path, password)
+    if not 1 <= page_no <= len(pdf):
+        return [], 0
+    page = pdf[page_no - 1]
+    try:
+        if page.get_rotation():
+            return [], 0
+        crop_l, crop_b, _, crop_t = page.get_cropbox()
+        height = page_height if page_height else crop_t - crop_b
+        textpage = page.get_textpage()
+        try:
+            raw = textpage.raw
+            lines: list[Line] = []
+            glyphs = 0
+            text: list[str] = []
+            box: list[float] | None = None
+            last_right = last_size = 0.0
+
+            def flush() -> None:
+                nonlocal box
+                line = "".join(text).strip()
+                if line and box is not None:
+                    lines.append((line, (box[0] - crop_l, height - (box[3] - crop_b),
+                                         box[2] - crop_l, height - (box[1] - crop_b))))
+                text.clear()
+                box = None
+
+            for i in range(textpage.count_chars()):
+                code = pdfium_c.FPDFText_GetUnicode(raw, i)
+                if code in _SKIP:
+                    continue
+                generated = pdfium_c.FPDFText_IsGenerated(raw, i) == 1
+                if code == 0x0A or (code == 0x0D and generated):
+                    if code == 0x0A:
+                        flush()
+                    continue  # PDFium's line break (CR LF); a CR it read is OT1's "fl"
+                if code == 0x20 or generated:
+                    if text and text[-1] != " ":
+                        text.append(" ")
+                    continue
+                glyphs += 1
+                if code in _HYPHEN_MARKS:
+                    char = "-"
+                elif code in LIGATURES:
+                    char = LIGATURES[code]
+                elif code < 0x20:
+                    continue
+                else:
+                    char = chr(code)
+                left, bottom, right, top = textpage.get_charbox(i)
+                size = max(top - bottom, 1.0)
+                if box is not None and (left - last_right > 3 * max(size, last_size)
+                                        or right < box[0] - size):
+                    flush()  # a wide gap or a jump back: another column on this line
+                if box is None:
+                    box = [left, bottom, right, top]
+                else:
+                    box = [min(box[0], left), min(box[1], bottom),
+                           max(box[2], right), max(box[3], top)]
+                text.append(char)
+                last_right, last_size = right, size
+            flush()
+            return lines, glyphs
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+
+
+def page_cells(path: Path, page_no: int, page_height: float,
+               password: str | None = None) -> tuple[list[Any], int]:
+    """The lines of :func:`page_reading` as Docling ``TextCell``s (not from OCR), and the
+    page's glyph count."""
+    from docling_core.types.doc import BoundingBox, CoordOrigin
+    from docling_core.types.doc.page import BoundingRectangle, TextCell
+
+    cells = []
+    lines, glyphs = page_reading(path, page_no, page_height, password)
+    for k, (text, (left, top, right, bottom)) in enumerate(lines):
+        bbox = BoundingBox(l=left, t=top, r=right, b=bottom, coord_origin=CoordOrigin.TOPLEFT)
+        cells.append(TextCell(index=k, text=text, orig=text, from_ocr=False, confidence=1.0,
+                              rect=BoundingRectangle.from_bounding_box(bbox)))
+    return cells, glyphs

@@ -1,0 +1,1 @@
+"""Text to vectors: the encoders, the chunker sized for them, the cross-encoder."""

@@ -1,0 +1,1 @@
+"""Retrieval evaluation: SciFact, the PDF question sets, the citation check."""

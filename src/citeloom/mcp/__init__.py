@@ -1,0 +1,1 @@
+"""The MCP server for Claude: a thin shell over the service."""

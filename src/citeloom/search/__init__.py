@@ -1,0 +1,1 @@
+"""A question to ranked, citable passages."""

@@ -1,0 +1,150 @@
+"""How one project's hits become an answer's ranking: one hit per page (:func:`by_page`),
+the best passage per paper (:func:`best_per_doc`), a question's other phrasings summed
+(:func:`summed`), quoted phrases held to as written (:func:`holds_phrases`), and the
+optional second look of a cross-encoder (:func:`reranked`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from citeloom.errors import InvalidInput
+from citeloom.index import Hit
+from citeloom.text import fold_alnum
+
+MAX_ALSO = 4  # other phrasings a query may carry
+
+
+def check_also(also: list[str] | None) -> list[str]:
+    """The other phrasings of a question (a translation into the papers' language, say),
+    cleaned: blank ones dropped, repeats once."""
+    out = list(dict.fromkeys(a.strip() for a in (also or []) if a and a.strip()))
+    if len(out) > MAX_ALSO:
+        raise InvalidInput(f"{len(out)} other phrasings given; at most {MAX_ALSO}",
+                           "give the question once more in the papers' language, or "
+                           "reworded: one or two are enough")
+    return out
+
+
+def window_query(text: str, also: list[str]) -> str:
+    """What a hit's shown window matches: the question and its other phrasings, so a
+    translated question finds the sentences in the paper's own language."""
+    return "\n".join([text, *also])
+
+
+def best_per_doc(hits: list[Hit]) -> list[Hit]:
+    """Keep the best-scoring passage of each document, in rank order."""
+    seen: set[str] = set()
+    out = []
+    for h in hits:
+        doc = h.payload.get("doc_id", h.id)
+        if doc not in seen:
+            seen.add(doc)
+            out.append(h)
+    return out
+
+
+# -- quoted phrases ---------------------------------------------------------------------------
+_QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d|\u00ab([^\u00bb]*)\u00bb')
+
+
+def quoted_phrases(text: str) -> list[str]:
+    """The phrases a query quotes ("...", \u201c...\u201d or \u00ab...\u00bb), each once:
+    a passage must hold each of them as written."""
+    found = (" ".join(next((g for g in m.groups() if g), "").split())
+             for m in _QUOTED.finditer(text))
+    return list(dict.fromkeys(p for p in found if fold_alnum(p)))
+
+
+def holds_phrases(hit: Hit, phrases: list[str]) -> bool:
+    text = fold_alnum(hit.payload.get("chunk_text", ""))
+    return all(fold_alnum(p) in text for p in phrases)
+
+
+# A page hit shows at most this many chunks of its page: its best and the next best.
+PAGE_PARTS = 3
+
+
+def page_key(h: Hit) -> str:
+    """What a page hit groups by: a passage's document and first page. A chunk without a
+    page (a text document), an annotation and a note stand alone."""
+    p = h.payload
+    if p.get("page_start") is None or (p.get("kind") or "passage") != "passage":
+        return h.id
+    return f"{p.get('doc_id', '')}#{p['page_start']}"
+
+
+def by_page(hits: list[Hit], top_k: int | None = None) -> list[Hit]:
+    """One hit per page, in the order of each page's best chunk; the page's next best
+    chunks in ``hits`` (up to ``PAGE_PARTS`` - 1) ride along in its ``parts``. A page is
+    what a reader opens and a citation names, and the chunk that answers is often not the
+    page's best match (an abstract restates the result a Results paragraph gives). (A page
+    once scored its other chunks' evidence too; on the second dev set it changed no page
+    hit: docs/EVALUATION.md, issue #28.) When ``hits`` hold fewer than ``top_k``
+    pages (a short paper), the chunks no page shows follow as hits of their own, best
+    first, up to ``top_k``."""
+    pages: dict[str, Hit] = {}
+    rest: list[Hit] = []
+    for h in hits:
+        key = page_key(h)
+        if key not in pages:
+            pages[key] = dataclasses.replace(h, parts=[])
+        elif len(pages[key].parts) < PAGE_PARTS - 1:
+            pages[key].parts.append(h)
+        else:
+            rest.append(h)
+    out = list(pages.values())
+    if top_k is not None and len(out) < top_k:
+        out += rest[:top_k - len(out)]
+    return out
+
+
+def page_count(hits: list[Hit]) -> int:
+    """How many page hits :func:`by_page` makes of ``hits``."""
+    return len({page_key(h) for h in hits})
+
+
+def summed(runs: list[list[Hit]]) -> list[Hit]:
+    """Several rankings of one project as one: each chunk scores the sum of its scores in
+    them (0 where a ranking lacks it). With DBSF, each ranking's scores are already
+    normalised, so this is DBSF over all of their lists; a chunk that every phrasing finds
+    rises above one that only one phrasing finds."""
+    total: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for hits in runs:
+        for h in hits:
+            total[h.id] = total.get(h.id, 0.0) + h.score
+            first.setdefault(h.id, h)
+    order = sorted(total, key=lambda i: -total[i])
+    return [dataclasses.replace(first[i], score=total[i]) for i in order]
+
+
+# -- the second stage -----------------------------------------------------------------------
+# How many of the first stage's hits the cross-encoder re-reads, and how much its verdict
+# counts beside their first-stage order (docs/EVALUATION.md "Levers").
+RERANK_DEPTH = 5
+RERANK_WEIGHT = 1.0
+RERANK_PARTS = 2  # a page hit is judged by the better of its best two chunks
+
+
+def rerank_texts(hit: Hit) -> list[str]:
+    """What the cross-encoder reads of a hit: its best chunk and, for a page hit, its next
+    best (``RERANK_PARTS`` in all)."""
+    return [h.payload.get("chunk_text", "") for h in [hit, *hit.parts][:RERANK_PARTS]]
+
+
+def reranked(hits: list[Hit], verdicts: list[float], weight: float = RERANK_WEIGHT
+             ) -> list[Hit]:
+    """The first ``len(verdicts)`` hits re-ordered: each scores its first-stage place
+    (1 for the first, falling by 1/n a place) plus ``weight`` times its cross-encoder
+    verdict scaled to [0, 1] among them; the rest follow as they were. A place counts as
+    much as the whole verdict range at weight 1: the verdict breaks near-ties and moves a
+    hit up a place or two, and never buries the first stage's clear winner on a
+    verdict alone unless the others read far better."""
+    n = len(verdicts)
+    if n < 2:
+        return hits
+    low, high = min(verdicts), max(verdicts)
+    scale = [(v - low) / (high - low) if high > low else 0.5 for v in verdicts]
+    order = sorted(range(n), key=lambda i: -((1 - i / n) + weight * scale[i]))
+    return [hits[i] for i in order] + hits[n:]

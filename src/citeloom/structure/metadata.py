@@ -1,0 +1,566 @@
+"""A paper's metadata from the PDF itself: authors, year and DOI (the title is found in
+``chunk``/``headings``), each marked with where it came from.
+
+    converted document + PDF file ─► byline, © line, citation line, DOI (pages 1-2)
+                                  ─► the PDF's info dictionary (Author, Subject, Title)
+                                  ─► {authors, year, doi, metadata_source}
+
+Sources, by preference: the document's own first page (``pdf-text``: the byline under the
+title, the copyright or "Published" line, the journal's citation line), then the PDF's
+info dictionary (``pdf-metadata``, only when it reads like the real thing: generators write
+"Microsoft Office User" or a job number there). The file's creation date is never taken
+for the year: a paper printed to PDF years later carries that year. Zotero's metadata,
+when the document has an item, wins over all of this (``payload.merge_metadata``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from citeloom.payload import PARTICLES, family_name
+from citeloom.payload import fold as _fold
+
+PDF_TEXT = "pdf-text"
+PDF_METADATA = "pdf-metadata"
+FILE_NAME = "file-name"
+ZOTERO = "zotero"
+
+# Words that say an "author" is a publisher, a generator or an office, not a person.
+NOT_A_PERSON = re.compile(
+    r"\b(journals?|press|publish\w*|office|user|admin\w*|university|universit\w+|inc|ltd|"
+    r"llc|gmbh|corporation|company|society|association|department|institute|editor\w*|"
+    r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
+    r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
+    r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
+    r"working|draft|preprint|technical|front|cover|contents|summary|"
+    # nouns titles are made of ("Heavy Mesons In A Relativistic Model" is not a person)
+    r"models?|analys[ie]s|methods?|theory|systems?|learning|networks?|data|approach|"
+    r"inference|estimation|regression|evaluation|design|framework|applications?|"
+    r"simulations?|optimi[sz]ation|algorithms?|package|statistic\w*|computing|"
+    r"computation|dynamics|structures?|effects?|patients?|performance|detection|"
+    r"recognition|language|processing|prediction|classification|supplementary|"
+    r"material|vignette|manual|guide|notes|lecture|thesis|dissertation|clinic|hospital|"
+    r"foundation|cent(?:er|re)|laborator\w*|school|college|faculty|team|group)\b",
+    re.IGNORECASE)
+# Words a name never has: "In", "Of", "The" start title words, not given names.
+_FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
+                             "an", "at", "by", "via", "using", "towards", "toward", "into",
+                             "its", "is", "are", "how", "what", "why", "new", "or"})
+# Titles before a name: "Dr. Jens Oehlschlägel", "Prof. Dr. Kurt Hornik".
+_HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\s+)+",
+                        re.IGNORECASE)
+# A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
+# font did not map).
+_MARKERS = r"(?:[\d*†‡§¶#∗⁎\ufffd]\)?)"
+# Elsevier's and AIP's affiliation letters: "Migchielsen a,1,∗", "Thane b,d" (a lone
+# lower-case letter after a space; never glued to the name, which ends in one).
+_LETTER = r"(?:[a-z]\)?)"
+# Affiliation marks after a name: "Agyeman-Duah 1*", "Theurer 2,3", "Ball1*",
+# "Krishnan a,c,∗,1", "Tomonaga1,∗)".
+_AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{_MARKERS}|\s+{_LETTER})"
+                    rf"(?:\s*,?\s*{_MARKERS}|\s*,\s*{_LETTER})*"
+                    rf"(?=\s*(?:,|and\b|&|$))")
+# Degrees after a name: "John J. Smith, B.A.", "Jane Doe, MD, PhD".
+_DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?\s?D|"
+                     r"Ph\.?\s?D|D\.?\s?Phil|MPH|MBA|R\.?N)\.?(?=\s*(?:,|and\b|&|$))")
+# Generation suffixes: "William J. Hansen Jr", "John H. Lienhard V".
+_SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?=\s*(?:,|and\b|&|$))")
+_NAME_WORD = re.compile(r"^(?:[A-Z][.]?|(?:[A-Z]\.){2,}|"
+                        r"[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*\.?)$")
+# A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee).
+_CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
+YEAR = r"(1[89]\d\d|20\d\d)"
+_COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)\s*(?:\w+\s+)?{YEAR}\b", re.IGNORECASE)
+_PUBLISHED = re.compile(rf"\b(?:published(?: online)?|accepted)\s*:?\s*(?:\w+\s+){{0,3}}"
+                        rf"{YEAR}\b", re.IGNORECASE)
+# A journal's own citation of the paper: "Clinical Science (2014) 126, 305–313",
+# "International Psychogeriatrics (2014), 26:1", "... Outcomes 2010, 4:1".
+_VOLUME = re.compile(rf"\({YEAR}\)\s*,?\s*(?:\d+\s*[,:(]|(?:article|paper)\s+(?:no\.|number)"
+                     rf"\s*\d+)")
+_FAMILY = r"([A-Z][^\W\d_]+(?:[-'’][A-Z][^\W\d_]+)?)"
+# "Datta et al. Journal of Trauma Management & Outcomes 2010, 4:1" (a running header);
+# "How to cite this article Webb et al. (2017)". Not "(see Smith et al., 2004)".
+_CITATION = re.compile(rf"\b{_FAMILY}\s+et al\.?;?\s+[A-Z][^\n©()]{{0,80}}?\b{YEAR}\s*,"
+                       rf"\s*\d+\s*:\s*\d+|cite this article:?\s+{_FAMILY}\s+et al\.?,?\s*"
+                       rf"\({YEAR}\)")
+
+
+def _person(name: str) -> str | None:
+    """``First Last`` as ``Last, First`` when it reads like a person's name, else None."""
+    name = _HONORIFIC.sub("", name.strip(" .;"))
+    words = name.split()
+    if not 2 <= len(words) <= 6 or NOT_A_PERSON.search(name):
+        return None
+    if not all(_NAME_WORD.match(w) or w.lower() in PARTICLES for w in words):
+        return None
+    if any(w.lower() in _FUNCTION_WORDS for w in words):
+        return None  # "Heavy Mesons In A Relativistic Model": a title line
+    if sum(w.lower() not in PARTICLES for w in words) > 4:
+        return None
+    initials = [i for i, w in enumerate(words) if len(w.rstrip(".")) == 1]
+    if initials and initials[-1] > 0 and sum(
+            w.lower() not in PARTICLES for w in words[initials[-1] + 1:]) > 1:
+        return None  # "Leif T. Johnson Charles J. Geyer": two people (split_run's)
+    if any(_CAMEL.search(w) for w in words):
+        return None  # "JavaScript", "PubTabNet": a product, not a person
+    if words[-1].lower() in PARTICLES or len(words[-1].rstrip(".")) < 2:
+        return None  # a family name is not an initial
+    # Journals that set family names in capitals: "Ross G. DOUGLAS" is Douglas.
+    words = [w.title() if len(w) > 2 and w.isupper() else w for w in words]
+    fam = family_name(" ".join(words))
+    given = " ".join(words[: len(words) - len(fam.split(" "))])
+    return f"{fam}, {given}"
+
+
+# "Leif T. Johnson Charles J. Geyer": names each with initials, one after the other.
+_INITIALED = (r"[A-Z][^\W\d_]+(?:-[A-Z][^\W\d_]+)?(?:\s+[A-Z]\.)+\s+"
+              r"[A-Z][^\W\d_]+(?:[-'’][A-Z]?[^\W\d_]+)?")
+_RUN = re.compile(rf"^(?:{_INITIALED}\s*){{2,}}$")
+
+
+def _split_run(part: str) -> list[str]:
+    """A part that is several initialed names in a row, as those names; else the part."""
+    part = part.strip()
+    if _RUN.match(part):
+        return re.findall(_INITIALED, part)
+    return [part]
+
+
+def parse_byline(text: str) -> list[str]:
+    """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
+    the line does not read as a list of names (every part must)."""
+    text = " ".join(text.split())
+    if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
+        return []
+    # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
+    text = re.sub(r"\s*\([^()]{0,60}\)", "", text)
+    text = _AFFIL.sub("", re.sub(r"^by\s+", "", text, flags=re.IGNORECASE))
+    text = _SUFFIX.sub("", _DEGREE.sub("", text))
+    # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
+    text = re.sub(r"(?<=[^\W\d_])\s*[*†‡§¶∗⁎]+\s+(?=[A-Z])", ", ", text)
+    parts = re.split(r"\s*,\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", text,
+                     flags=re.IGNORECASE)
+    # Marks before a name ("Anna Sundström, 1 Michael Rönnlund") go too.
+    parts = [re.sub(rf"^(?:{_MARKERS}\s*)+", "", p) for p in parts]
+    parts = [q for p in parts if p.strip() for q in _split_run(p)]
+    names = [_person(p) for p in parts]
+    if not names or any(n is None for n in names):
+        return []
+    if len(parts) == 1 and len(parts[0].split()) >= 4 and not re.search(
+            r"\b[A-Z]\.?(?:\s|$)", parts[0]):
+        return []  # "John Kiplinger Valerie Yaw": two people on a line, or one? Not known.
+    return [n for n in names if n]
+
+
+def _page_texts(doc: Any, pages: int = 1) -> list[str]:
+    """Texts of every item (body and furniture) on the first ``pages`` pages, in order."""
+    out = []
+    for item in getattr(doc, "texts", []):
+        if any(p.page_no <= pages for p in getattr(item, "prov", [])):
+            text = " ".join(getattr(item, "text", "").split())
+            if text:
+                out.append(text)
+    return out
+
+
+def _info(path: Path | None, password: str | None) -> dict[str, str]:
+    if path is None or path.suffix.lower() != ".pdf" or not path.is_file():
+        return {}
+    try:
+        import pypdfium2 as pdfium
+
+        pdf = pdfium.PdfDocument(str(path), password=password)
+        try:
+            return {k: (v or "").strip() for k, v in pdf.get_metadata_dict().items()}
+        finally:
+            pdf.close()
+    except Exception:  # metadata is a nicety; a broken file fails in conversion
+        return {}
+
+
+def _year_ok(year: int) -> bool:
+    import datetime
+
+    return 1800 <= year <= datetime.date.today().year + 1
+
+
+# Where the header (title, byline, date) ends: the abstract, contents or first section.
+_HEADER_END = re.compile(r"^(?:abstract|summary|contents|table of contents|keywords|"
+                         r"key words|(?:1\.?\s+|i\.\s+)?introduction|1\.?\s+[A-Z])\b",
+                         re.IGNORECASE)
+_EMAIL = re.compile(r"\S+@\S+")
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
+          r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+# A date: "January 6, 2023", "June 2002", "5 June 2017", "2023/01/06", "2022-11-13".
+_DAYS = (rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–—]\s*(?:{_MONTH}\s+)?\d{{1,2}}"
+         rf"(?:st|nd|rd|th)?)?")
+_DATE = re.compile(rf"\b(?:{_MONTH}\s+(?:{_DAYS},?\s+)?{YEAR}|"
+                   rf"\d{{1,2}}\.?\s+{_MONTH}\s+{YEAR}|{YEAR}[-/](?:0?[1-9]|1[0-2])[-/]"
+                   rf"(?:0?[1-9]|[12]\d|3[01]))\b", re.IGNORECASE)
+# A thesis's place and year: "Budapest, 2022".
+_PLACE_YEAR = re.compile(rf"^[A-Z][^\W\d_]+(?:[ -][A-Z][^\W\d_]+)?,\s*{YEAR}$")
+# A journal's issue line: JSS "May 2004, Volume 11, Issue 9", "Volume 11, Issue 9 ...
+# 2004"; R News "Vol. 2/2, June 2002"; "Vol. 12, No. 3, March 2019".
+_ISSUE = re.compile(
+    rf"\b{YEAR},\s*Volume\s+\d+,\s*Issue\s+\d+|"
+    rf"\bVolume\s+\d+,\s*Issue\s+\d+\b[^\n]{{0,40}}?\b{YEAR}\b|"
+    rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{_MONTH}\s+{YEAR}\b|"
+    rf"\bVol(?:ume|\.)?\s*\d+\s*,\s*(?:No\.?|Number|Issue)\s*\d+\s*,?\s*(?:{_MONTH}\s+)?"
+    rf"\(?{YEAR}\)?", re.IGNORECASE)
+# arXiv's side stamp: "arXiv:2206.01062v1 [cs.CL] 2 Jun 2022" (the category marks the stamp,
+# not a citation of another preprint).
+_ARXIV = re.compile(rf"arXiv:\s*[\w./-]+\s*\[[\w.\-]+\]\s*\d{{1,2}}\s+{_MONTH}\s+{YEAR}\b",
+                    re.IGNORECASE)
+_ANY_DATE = _DATE.pattern[2:-2]  # the date alternatives, to build lines around them
+# The paper's own reference, as the publisher prints it on page 1: ACM's "ACM Reference
+# Format: Ben Trovato, G.K.M. Tobin, and Lars Thørväld. 2018. The Name of the Title. ...",
+# "Cite this article as: A. Smith and B. Jones (2019)". Its names are the authors.
+_SELF_CITE = re.compile(
+    rf"(?:ACM Reference Format|Reference Format|Cite this (?:article|paper|chapter)(?: as)?|"
+    rf"To cite this (?:article|paper)|Please cite (?:this (?:article|paper) )?as)\s*:\s*"
+    rf"(?P<names>[^\n]{{3,600}}?)\s*(?:\.\s+|\s\()(?P<year>{YEAR})\)?[.,]", re.IGNORECASE)
+# A conference's own line (a running head or first-page footer): a date with a range of
+# days ("June 03–05, 2018", "October 29–November 2, 2023", "September 18-20, 2006"), or
+# "Proceedings of the ASME 2023 ...". Only short lines of page 1: a reference to another
+# conference sits in a paragraph or the reference list.
+_CONF_RANGE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*[-–—]\s*"
+                         rf"(?:{_MONTH}\s+)?\d{{1,2}}(?:st|nd|rd|th)?,?\s+{YEAR}\b",
+                         re.IGNORECASE)
+_PROCEEDINGS = re.compile(rf"^(?:Proceedings|Proc\.)\s+of\s+(?:the\s+)?(?:[\w.&-]+\s+){{0,4}}?"
+                          rf"{YEAR}\b")
+# Dates a journal or preprint prints about the paper itself: revtex's "(Dated: December 27,
+# 2018)", AASTeX's "Draft version February 26, 2021", Elsevier's "Preprint submitted to
+# Elsevier June 8, 2018", "Submitted to ECP on January 2, 2013".
+_PAPER_DATE = re.compile(
+    rf"\(Dated:?\s*(?:{_ANY_DATE})\)|\bDraft version\s+(?:{_ANY_DATE})|"
+    rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{_ANY_DATE})",
+    re.IGNORECASE)
+# The history line: "Received 4 July 2013; revised 10 December 2013; accepted 1 January
+# 2014", "(Received April 1, 2004; revised November 20, 2008)": the last of its dates.
+_HISTORY = re.compile(
+    rf"\bReceived:?\s+(?:on\s+)?(?:{_ANY_DATE})(?:[^\n]{{0,60}}?\b(?:revised|accepted|"
+    rf"published)(?:\s+\w+){{0,2}}:?\s+(?:on\s+)?(?:{_ANY_DATE}))*", re.IGNORECASE)
+# A thesis's title page: "A dissertation submitted ... in The University of Michigan 2008".
+_THESIS = re.compile(r"\b(?:thesis|dissertation)\b", re.IGNORECASE)
+# What follows a name on a JSS-style byline line: its affiliation ("Carter T. Butts
+# University of California"); a name right before these is part of an institution's
+# ("Andrew W. Mellon Foundation"), and is not taken.
+_AFFIL_WORD = re.compile(r"^(?:universit\w*|institut\w*|department|dept\.?|school|college|"
+                         r"faculty|laborator\w*|lab|cent(?:er|re)|hospital|clinic|"
+                         r"technische|technikum|fh|core|team|foundation|corporation|inc\.?|"
+                         r"research|national|federal|academy|ecole|école|polytechnic\w*|"
+                         r"group|division|google|microsoft|ibm|meta|amazon|mayo|"
+                         r"[A-Z][a-z]+-(?:universit\w*|institut\w*))$", re.IGNORECASE)
+_UNIVERSITY = re.compile(r"^(?:universit\w*|[A-Z][a-z]+-universit\w*|technikum|hochschule)$",
+                         re.IGNORECASE)
+_INSTITUTION_NEXT = re.compile(r"^(?:foundation|institut\w*|cent(?:er|re)|memorial|"
+                               r"medical|cancer|hospital|trust|fund|grant|prize|award|"
+                               r"lecture|college|school|library|museum|laborator\w*|"
+                               r"universit\w*)$", re.IGNORECASE)
+
+
+def _prose(line: str) -> bool:
+    """A sentence of running text (an abstract without its heading, a section's first
+    paragraph): the header has ended; a heading after it ("General Layout") is no byline."""
+    words = line.split()
+    lower = sum(w[:1].islower() for w in words)
+    return (len(words) >= 12 and lower * 2 > len(words) and not _EMAIL.search(line)
+            and bool(re.search(r"[.!?][\"”’)]?$|[a-z]{2}[.!?]\s+[A-Z]", line)))
+
+
+def _header(first_page: list[str], title: str) -> list[str]:
+    """The lines of page 1 between the title and the abstract (or contents, or first
+    section), at most 12: from the top when the title is not one of them. A line that
+    starts with the title gives its rest ("Usage of the bit package Dr. Jens Oehlschlägel")."""
+    tfold = _fold(title).strip()
+    start = next((i for i, ln in enumerate(first_page[:16])
+                  if tfold and _fold(ln).startswith(tfold)), None)
+    lines = first_page[:16] if start is None else first_page[start:start + 16]
+    out = []
+    for line in lines:
+        folded = _fold(line)
+        if not (tfold and folded.startswith(tfold)) and (_HEADER_END.match(line)
+                                                         or _prose(line)):
+            break  # (a title may start like a section: "Introduction to the ... Class")
+        if tfold and folded.startswith(tfold):
+            line = line[len(title):].strip() if len(line) > len(title) else ""
+        elif len(line) > 12 and folded in tfold:
+            continue  # a line of the title
+        if line:
+            out.append(line)
+    return out[:12]
+
+
+def title_byline(title: str) -> tuple[str, list[str]]:
+    """A title the names ran into ("Definitions of ψ-Functions Available in Robustbase
+    Manuel Koller and Martin Mächler"): the title without them, and the names (two or
+    more, joined by "and"); else the title as it is and no names."""
+    words = title.split()
+    for i in range(len(words) - 3, 1, -1):
+        tail = " ".join(words[i:])
+        if not re.search(r"\s(?:and|&)\s", tail):
+            continue
+        names = parse_byline(tail)
+        if len(names) >= 2 and all(len(n.split()) <= 3 for n in names):
+            return " ".join(words[:i]).rstrip(" ,;:"), names
+    return title, []
+
+
+def _title_words(title: str) -> set[str]:
+    return {w for w in re.findall(r"[^\W\d_]{3,}", _fold(title))}
+
+
+def _like_title(line: str, title_words: set[str]) -> bool:
+    """Most of the line's words are the title's: a line of the title, not a byline."""
+    words = re.findall(r"[^\W\d_]{3,}", _fold(line))
+    return bool(words) and sum(w in title_words for w in words) * 2 >= len(words)
+
+
+def _lead_name(line: str) -> list[str]:
+    """The person a JSS-style line starts with, before an affiliation or a date:
+    "Carter T. Butts University of California, Irvine", "Charles J. Geyer March 20, 2020",
+    "by David Meyer FH Technikum Wien" — one name, taken only where the affiliation
+    clearly begins right after it."""
+    line = re.sub(r"^by\s+", "", _EMAIL.sub(" ", line), flags=re.IGNORECASE)
+    m = _DATE.search(line)
+    if m and not line[m.end():].strip(" ,.;()"):
+        line = line[: m.start()]  # "Manuel Koller April 2, 2022"
+        names = parse_byline(line)
+        if names:
+            return names
+    words = line.split()
+    for i in (2, 3, 4):
+        if i >= len(words):
+            break
+        # The affiliation starts right after the name ("University of California"), or
+        # a university's name does ("Leibniz Universität"); not "Heat Transfer Laboratory",
+        # whose first words could be a name's.
+        nxt = words[i:i + 3]
+        if not (_AFFIL_WORD.match(nxt[0].strip(",.")) or any(
+                _UNIVERSITY.match(w.strip(",.")) for w in nxt[1:])):
+            continue
+        if _INSTITUTION_NEXT.match(words[i].strip(",.")):
+            return []  # "Andrew W. Mellon Foundation", "Johns Hopkins University"
+        name = _person(" ".join(words[:i]))
+        if name:
+            return [name]
+    return []
+
+
+# The start of an affiliation line under an author's name (ACM's and IEEE's author blocks:
+# name / institution / city / e-mail).
+_AFFIL_LINE = re.compile(r"^(?:the\s+)?(?:[^\W\d_]+\s+){0,3}?(?:universit\w*|institut\w*|"
+                         r"department|dept\.?|school|college|faculty|laborator\w*|"
+                         r"cent(?:er|re)|consortium|group|hospital|corporation|inc\.?|"
+                         r"academy|division)\b|\S+@\S+", re.IGNORECASE)
+
+
+def _more_blocks(lines: list[str]) -> list[str]:
+    """Names of the author blocks after the first ("John Smith" / "Department, University"
+    / "Peter Sellers" / "Department, ..."): a line of names counts when an affiliation
+    line follows it, a line that starts with a name and goes on with its affiliation
+    ("Tom F. Johnson Department, University") too; other lines are the blocks' addresses."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        names = parse_byline(line)
+        if names and i + 1 < len(lines) and _AFFIL_LINE.match(lines[i + 1]):
+            out += names
+        elif not names and not _AFFIL_LINE.match(line):
+            out += _lead_name(line) if re.search(r"\d|,", line) or len(line) > 40 else []
+    return out
+
+
+def _families(names: list[str]) -> set[str]:
+    return {_fold(family_name(n)) for n in names}
+
+
+def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
+             ) -> tuple[list[str], str | None]:
+    """The byline under the title, above the abstract; the info dictionary's Author
+    when the first pages show every one of its names (and it has more of them than the
+    byline found: JSS puts each author's affiliation between the names); else the first
+    author of the journal's own citation line."""
+    for m in _SELF_CITE.finditer(text):  # the paper's own reference: the publisher's list
+        names = parse_byline(m.group("names"))
+        if names:
+            return names, PDF_TEXT
+    found: list[str] = []
+    tw = _title_words(title)
+    lines = [ln for ln in _header(first_page, title) if not _like_title(ln, tw)]
+    for i, line in enumerate(lines):
+        names = parse_byline(line)
+        j = i + 1
+        while names and j < len(lines) and parse_byline(lines[j]):  # over two lines
+            names += parse_byline(lines[j])
+            j += 1
+        if names:
+            found = names + _more_blocks(lines[j:])
+            break
+    if not found:
+        found = next((n for n in map(_lead_name, lines[:6]) if n), [])
+    meta = re.sub(r"\{?\bet al\.?\}?", "", info.get("Author", ""))
+    given = parse_byline(re.sub(r"\s*;\s*|\s+and\s+", ", ", meta))
+    # Only names the first pages also show: an info-dictionary Author is often the typist.
+    given = given if given and all(_fold(family_name(n)) in _fold(text) for n in given) \
+        else []
+    if given and (not found or (_families(found) <= _families(given)
+                                and len(given) > len(found))):
+        return given, PDF_METADATA
+    if found:
+        return found, PDF_TEXT
+    m = _CITATION.search(text)
+    family = m and (m.group(1) or m.group(3))
+    if family and not NOT_A_PERSON.search(family):
+        return [family], PDF_TEXT  # the first author's family name only
+    return [], None
+
+
+# The paper's own note about its published version, on any page (R vignettes and reprints
+# of journal papers): "The original paper is: <title>. Journal of Statistical Software 24:2,
+# 2008", "A previous version of this manuscript was published in the Journal of Statistical
+# Software (Hahsler, Hornik, and Buchta 2008)", "A shorter version of this introduction ... is
+# published as Karatzoglou, Smola, Hornik, and Zeileis (2004)". Not a preliminary,
+# conference or thesis version: that is another document.
+_VERSION_NOTE = re.compile(
+    r"\b(?:an?|the)\s+(?:previous|earlier|shorter|original|first)\s+version\s+of\s+this\s+"
+    r"(?:manuscript|paper|article|document|vignette|introduction|note|work|report)\b"
+    r"|\bthe\s+original\s+(?:paper|article)\s+is\s*:"
+    r"|\bthis\s+(?:document|vignette|manuscript|paper|article|note)\s+(?:is|has\s+been)\s+"
+    r"(?:an?\s+)?(?:updated|modified|revised|adapted|corrected)\s+(?:version\s+of|from)\b",
+    re.IGNORECASE)
+_OTHER_VERSION = re.compile(r"\b(?:preliminary|extended|conference|workshop|abridged)\s+"
+                            r"version\b|\b(?:proceedings|proc\.|conference|workshop|symposium|"
+                            r"meeting|congress|thesis|dissertation)\b", re.IGNORECASE)
+_VENUE = re.compile(r"journal|news|proceedings|press|\bvol", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?][\"”’)]?\s+(?=[A-Z])")
+
+
+def _version_note_year(text: str) -> int | None:
+    """The year of the published version a paper's own note names, when the note names one
+    year (two: which is it? none taken)."""
+    for m in _VERSION_NOTE.finditer(text):
+        rest = text[m.end(): m.end() + 220]
+        if m.group(0).rstrip().endswith(":"):  # "The original paper is: ... Journal 24:2, 2008"
+            y = re.search(rf"\b{YEAR}\b", rest)
+            rest = rest[: y.end()] if y else ""
+            if not _VENUE.search(rest):
+                continue
+        else:  # the rest of the sentence
+            end = _SENTENCE_END.search(rest)
+            rest = rest[: end.start() + 1] if end else rest
+        sentence = m.group(0) + rest
+        if _OTHER_VERSION.search(sentence) or not re.search(
+                r"published|appeared|journal|news|original paper", sentence, re.IGNORECASE):
+            continue
+        years = set(re.findall(rf"\b{YEAR}\b", rest))
+        if len(years) == 1 and _year_ok(int(next(iter(years)))):
+            return int(next(iter(years)))
+    return None
+
+
+def _first_year(rx: re.Pattern[str], text: str) -> int | None:
+    for m in rx.finditer(text):
+        year = next((int(g) for g in m.groups() if g and g.isdigit()), None)
+        if year and _year_ok(year):
+            return year
+    return None
+
+
+def _year(text: str, info: dict[str, str], header: list[str] | None = None,
+          first_page: list[str] | None = None, whole: str = "") -> tuple[int | None, str | None]:
+    """The journal's citation or issue line, the paper's own reference (ACM's "Reference
+    Format"), arXiv's stamp (pages 1-2); the conference's own date line (page 1); the © or
+    "Published" line, a manuscript's "Dated:"/"Draft version"/"Preprint submitted to ..."
+    date, the last date of its "Received ...; accepted ..." line; then a date in the header
+    under the title ("June 2002", "January 6, 2023", "Budapest, 2022", "2021"), a thesis's
+    "submitted ... 2008"; then the year of the published version the paper's own note
+    names, on any page of ``whole`` ("A previous version of this manuscript was published
+    in ... (2008)"); then a year in the info dictionary's Subject. Never the file's
+    creation date (a paper printed to PDF years later carries that year), never a year
+    cited in the text."""
+    for rx in (_VOLUME, _CITATION, _ISSUE, _SELF_CITE, _ARXIV):
+        year = _first_year(rx, text)
+        if year:
+            return year, PDF_TEXT
+    for line in first_page or []:  # the conference's own line
+        if len(line) <= 250 and not re.search(r"\bet al\b|^\[\d+\]", line):
+            m = _CONF_RANGE.search(line) or _PROCEEDINGS.match(line)
+            year = m and next((int(g) for g in m.groups() if g), None)
+            if year and _year_ok(year):
+                return year, PDF_TEXT
+    for rx in (_COPYRIGHT, _PUBLISHED, _PAPER_DATE):
+        year = _first_year(rx, text)
+        if year:
+            return year, PDF_TEXT
+    for m in _HISTORY.finditer(text):
+        years = [int(y) for y in re.findall(rf"\b{YEAR}\b", m.group(0))]
+        if years and _year_ok(max(years)):
+            return max(years), PDF_TEXT
+    for line in header or []:
+        if len(line) > 200:
+            continue
+        m = (_DATE.search(line) or _PLACE_YEAR.match(line)
+             or re.fullmatch(rf"{YEAR}", line))  # a year on a line of its own
+        year = m and next((int(g) for g in m.groups() if g), None)
+        if year and _year_ok(year):
+            return year, PDF_TEXT
+    for line in first_page or []:  # "A dissertation submitted ... University of X 2008"
+        m = _THESIS.search(line) and re.search(rf"\b(?:in|of|at)\b[^\n]{{0,80}}\b{YEAR}\.?$",
+                                               line)
+        if m and _year_ok(int(m.group(1))):
+            return int(m.group(1)), PDF_TEXT
+    year = _version_note_year(whole or text)  # its note about its published version
+    if year:
+        return year, PDF_TEXT
+    m = re.search(rf"\b{YEAR}\b", info.get("Subject", ""))
+    if m and _year_ok(int(m.group(1))):
+        return int(m.group(1)), PDF_METADATA
+    return None, None
+
+
+def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
+    from citeloom.zotero.base import find_dois  # the DOI rules Zotero matching uses (normalised)
+
+    for value, source in ((info.get("Subject", "") + " " + info.get("Keywords", ""),
+                           PDF_METADATA), (text, PDF_TEXT)):
+        found = find_dois(value)
+        if found:
+            return found[0], source
+    return None, None
+
+
+def document_metadata(doc: Any, path: Path | None, title: str, *,
+                      password: str | None = None) -> dict[str, Any]:
+    """Title, authors, year and DOI of a converted document, from its first pages and its
+    PDF info dictionary, with ``metadata_source`` saying where each came from (a field
+    not found is left out of both)."""
+    from citeloom.embed.chunk import pdf_metadata_title
+
+    info = _info(path, password)
+    first_page = _page_texts(doc, 1)
+    text = "\n".join(_page_texts(doc, 2))
+    out: dict[str, Any] = {"metadata_source": {}}
+    src = out["metadata_source"]
+    bare, named = title_byline(title) if title else (title, [])
+    if named and path is not None and title != path.stem:
+        title = bare  # the title finder took the byline in: the names are the authors
+    if title:
+        out["title"] = title
+        src["title"] = (FILE_NAME if path is not None and title == path.stem else
+                        PDF_METADATA if path is not None and title == pdf_metadata_title(path)
+                        else PDF_TEXT)
+    authors, how = _authors(first_page, info, text, title)
+    if not authors and named:
+        authors, how = named, PDF_TEXT
+    if authors:
+        out["authors"], src["authors"] = authors, how
+    year, how = _year(text, info, _header(first_page, title), first_page,
+                      whole=" ".join(_page_texts(doc, 10_000)))
+    if year:
+        out["year"], src["year"] = year, how
+    doi, how = _doi(text, info)
+    if doi:
+        out["doi"], src["doi"] = doi, how
+    return out

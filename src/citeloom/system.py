@@ -1,0 +1,216 @@
+"""Free space: what a write needs, checked before writing, and a way to read on a full disk.
+
+An Edge shard writes through memory-mapped files. A page the OS cannot back with a disk
+block is not an error Python sees: the process gets SIGBUS and dies (exit 135, no message;
+issue #16). So CiteLoom checks free space *before* each write, against a measured estimate:
+
+* ``BYTES_PER_CHUNK``: shard + catalog bytes on disk per chunk. Measured on a real project
+  (the 12 text PDFs of the shared corpus, 99 pages, 405 chunks, ext4): 3.97 MB allocated =
+  9.8 KB a chunk, of which ~1 MB is the fixed cost of an empty generation and ~4 KB a chunk
+  the write-ahead log's copy. ``benchmarks/bench_faults.py`` measures it again.
+* ``CACHE_BYTES_PER_PAGE``: a gzipped conversion, 2.5 KB a page on the same corpus;
+  ``CHUNKS_PER_PAGE`` (4.1 there) turns pages into chunks before a document is converted.
+* ``WRITE_MARGIN``: kept free on top, for what Edge allocates in steps (a new segment, the
+  next 32 MB write-ahead-log file, an optimize that rewrites segments) and for the rest of
+  the system.
+
+Reads need no free space on the data dir's filesystem: loading a shard applies its
+journals in place (a few KB), so when less than ``READ_MARGIN`` is free the shard is opened
+from a sparse copy on another filesystem (the temp dir), read-only (``scratch_copy``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from citeloom.errors import DiskFull
+
+MB = 1024 * 1024
+BYTES_PER_CHUNK = 10 * 1024  # measured: 9.8 KB (see above)
+CACHE_BYTES_PER_PAGE = 4 * 1024  # measured: 2.5 KB; scanned pages run larger
+CHUNKS_PER_PAGE = 6  # measured: 4.1
+WRITE_MARGIN = 64 * MB
+READ_MARGIN = 32 * MB
+
+
+def human(n: float) -> str:
+    """Bytes for people: "12.3 MB"."""
+    for unit in ("B", "KB", "MB", "GB"):
+        if abs(n) < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TB"  # pragma: no cover
+
+
+def existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists (a data dir not made yet)."""
+    path = Path(path)
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return path
+
+
+def free_bytes(path: Path) -> int:
+    """Bytes an unprivileged writer may still use on ``path``'s filesystem."""
+    st = os.statvfs(existing(path))
+    return st.f_bavail * st.f_frsize
+
+
+def allocated_bytes(path: Path) -> int:
+    """Disk blocks used by a file or a folder tree (sparse files count what they hold)."""
+    path = Path(path)
+    if path.is_file():
+        return path.stat().st_blocks * 512
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                continue
+    return total
+
+
+def document_need(pages: int = 0, chunks: int = 0, cached: bool = False) -> int:
+    """Bytes one document adds: its chunks (counted, or estimated from its pages) and, if
+    it is converted now, its cache entry."""
+    chunks = chunks or pages * CHUNKS_PER_PAGE
+    return chunks * BYTES_PER_CHUNK + (0 if cached else pages * CACHE_BYTES_PER_PAGE)
+
+
+def require(path: Path, need: int, what: str, margin: int = WRITE_MARGIN) -> None:
+    """Raise DISK_FULL unless ``path``'s filesystem has ``need`` + ``margin`` bytes free."""
+    free = free_bytes(path)
+    if free < need + margin:
+        raise DiskFull(
+            f"{existing(path)}: {human(free)} free, {what} needs {human(need + margin)} "
+            f"({human(need)} to write + {human(margin)} kept free)")
+
+
+def pdf_pages(path: Path) -> int:
+    """Pages of a PDF without converting it (an estimate for other files: 1 per 100 KB)."""
+    if path.suffix.lower() == ".pdf":
+        try:
+            import pypdfium2 as pdfium
+            from docling.utils.locks import pypdfium2_lock  # PDFium is not thread-safe
+
+            with pypdfium2_lock:
+                doc = pdfium.PdfDocument(str(path))
+                try:
+                    return len(doc)
+                finally:
+                    doc.close()
+        except Exception:  # noqa: BLE001 - encrypted or damaged: the conversion says so
+            pass
+    try:
+        return max(1, path.stat().st_size // (100 * 1024))
+    except OSError:
+        return 1
+
+
+# -- reading on a full disk -------------------------------------------------------------------
+def apparent_bytes(path: Path) -> int:
+    """The sizes of the files under ``path``, holes included."""
+    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
+
+
+def in_ram(path: Path) -> bool:
+    """Whether ``path`` is on tmpfs/ramfs, where even *reading* a hole of a shared mapping
+    takes a page (so a shard there needs its holes' worth of space to be read)."""
+    try:
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return False
+    real, best, kind = os.path.realpath(existing(path)), "", ""
+    for line in mounts:
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        point = parts[1].replace("\\040", " ")
+        if (real == point or real.startswith(point.rstrip("/") + "/")) and len(point) > len(best):
+            best, kind = point, parts[2]
+    return kind in ("tmpfs", "ramfs")
+
+
+def read_need(folder: Path) -> int:
+    """Free bytes that opening the index in ``folder`` in place may take."""
+    if in_ram(folder):
+        return apparent_bytes(folder) - allocated_bytes(folder) + READ_MARGIN
+    return READ_MARGIN
+
+
+def scratch_copy(src: Path, prefix: str) -> Path:
+    """A sparse copy of folder ``src`` in a new temp folder on a filesystem with room for it
+    (``src``'s own, being full, has none), for reading when ``src``'s filesystem is full.
+    ``CITELOOM_SCRATCH_DIR`` is tried first. The caller removes it (``shutil.rmtree``)."""
+    held, whole = allocated_bytes(src), apparent_bytes(src)
+    candidates = [Path(tempfile.gettempdir()), Path.home() / ".cache", Path("/dev/shm")]
+    if os.environ.get("CITELOOM_SCRATCH_DIR"):
+        candidates.insert(0, Path(os.environ["CITELOOM_SCRATCH_DIR"]))
+    for base in candidates:
+        try:
+            if not base.is_dir():
+                continue
+            need = (whole if in_ram(base) else held) + READ_MARGIN
+            if free_bytes(base) < need:
+                continue
+            dst = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+        except OSError:
+            continue
+        try:
+            copy_sparse_tree(src, dst / src.name)
+        except OSError:
+            shutil.rmtree(dst, ignore_errors=True)
+            continue
+        return dst / src.name
+    raise DiskFull(f"{existing(src)}: the filesystem is full, and no other filesystem has "
+                   f"{human(held + READ_MARGIN)} free to read the index from a copy",
+                   f"free at least {human(READ_MARGIN)} on that filesystem")
+
+
+def copy_sparse_tree(src: Path, dst: Path) -> None:
+    """Copy a folder, keeping files sparse: only the data extents are read and written (the
+    shard's files are mostly holes; a plain copy would fill them with zeros)."""
+    for root, dirs, files in os.walk(src):
+        rel = Path(root).relative_to(src)
+        (dst / rel).mkdir(parents=True, exist_ok=True)
+        for name in files:
+            _copy_sparse(Path(root) / name, dst / rel / name)
+        dirs.sort()
+
+
+def _copy_sparse(src: Path, dst: Path) -> None:
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        size = os.fstat(fin.fileno()).st_size
+        offset = 0
+        while offset < size:
+            try:
+                start = os.lseek(fin.fileno(), offset, os.SEEK_DATA)
+            except OSError:  # no data after offset (ENXIO)
+                break
+            end = os.lseek(fin.fileno(), start, os.SEEK_HOLE)
+            fin.seek(start)
+            fout.seek(start)
+            remaining = end - start
+            while remaining > 0:
+                block = fin.read(min(remaining, 4 * MB))
+                if not block:
+                    break
+                fout.write(block)
+                remaining -= len(block)
+            offset = end
+        fout.truncate(size)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one of another user's counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,176 @@
+"""Text normalisation for converted documents: ligatures, invisible and control
+characters, hyphens at line breaks, whitespace; and compounds whose hyphen Docling dropped
+at a line end, put back from the document's own spelling.
+
+Used by :mod:`citeloom.structure.restructure` on every text item (code and formulas aside). And
+:func:`fold_alnum`, the comparison key for a quoted phrase and a dev-set evidence phrase."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+LIGATURES = {
+    "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
+    "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
+}
+_LIGATURE_RE = re.compile("[\ufb00-\ufb06]")
+# Invisible characters that only break words apart (not ZWJ/ZWNJ: scripts need those).
+_INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff]")
+# PDFium reports a hyphen printed at a line end as U+0002 (pypdfium2's text: U+FFFE) and
+# emits no line break after it; a soft hyphen at a break is a syllable break by definition.
+_PDFIUM_HYPHEN_RE = re.compile("[\u0002\ufffe][ \t]*(?:\r?\n)?")
+_SOFT_BREAK_RE = re.compile("\u00ad[ \t]*(?:\r?\n[ \t]*)?")
+# Control characters some fonts map their bullets or symbols to (tab/newline/CR aside).
+_CONTROL_RE = re.compile("[\x00\x01\x03-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# A word (it may contain hyphens itself), a hyphen, then a line break or spaces, then a word.
+_HYPHEN_BREAK_RE = re.compile(
+    r"(?P<a>[^\W_](?:[\w'\u2019\-\u2010]*[^\W_])?)[\-\u2010](?P<sep>[ \t]*\r?\n\s*|[ \t]+)"
+    r"(?P<b>[^\W_](?:[\w'\u2019\-]*[^\W_])?)"
+)
+# "pre- and post-processing", "first- or second-order": a suspended hyphen, not a break.
+SUSPENDED_FOLLOWERS = frozenset(
+    ["and", "or", "nor", "to", "vs", "versus", "than", "as", "but",
+     "und", "oder", "bis", "et", "ou", "y", "o"]
+)
+# Prefixes that keep their hyphen when the line breaks right after it, unless the document
+# itself spells the closed form more often ("non-\ntrauma" -> "non-trauma").
+KEEP_HYPHEN_PREFIXES = frozenset(["non", "self", "well", "cross", "ex", "all", "half", "quasi"])
+_TOKEN_RE = re.compile(r"[^\W_][\w\-]*[^\W_]")
+
+
+def fold_alnum(text: str) -> str:
+    """NFKC, case-folded, letters and digits only (no spaces, no punctuation): two texts
+    compare alike across line breaks, hyphenation and punctuation."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(ch for ch in folded if ch.isalnum())
+
+
+# A component that ends a hyphenated phrase at a real hyphen ("state-of-the-\nart").
+_PHRASE_WORDS = frozenset(["of", "the", "to", "in", "on", "by", "for", "and", "or", "a", "an",
+                           "at", "up", "out", "off"])
+
+
+def join_hyphen_break(a: str, b: str, counts: Mapping[str, int] | None = None,
+                      closed_self: int = 0) -> str:
+    """How to rejoin ``a`` + hyphen + line break + ``b``: "a- b", "a-b" or "ab".
+
+    In order: before a conjunction the hyphen is suspended ("pre- and post-") and stays
+    with its space; if the document (``counts``, lowercased tokens) spells the word one
+    way more often, that way (``closed_self``: occurrences of the closed form that are this
+    very break, not evidence); before anything but a lowercase letter, or after a digit or
+    inner capital, the hyphen is real ("COVID-\n19", "2-\nphenylethyl", "HIV-\npositive");
+    after or before a function word inside a hyphenated phrase ("state-of-the-\nart",
+    "end-\nto-end") and after "non", "self", "well", ... it is real; anything else is a
+    syllable break."""
+    if b.lower() in SUSPENDED_FOLLOWERS:
+        return f"{a}- {b}"
+    hyph_form, closed_form = f"{a}-{b}", f"{a}{b}"
+    if counts:
+        hyph = counts.get(hyph_form.lower(), 0)
+        closed = max(0, counts.get(closed_form.lower(), 0) - closed_self)
+        if hyph != closed:
+            return hyph_form if hyph > closed else closed_form
+    parts = a.replace("\u2010", "-").split("-")
+    last = parts[-1]
+    if (not b[0].islower() or any(ch.isdigit() for ch in last)
+            or any(ch.isupper() for ch in last[1:])):
+        return hyph_form
+    if len(parts) > 1 and last.lower() in _PHRASE_WORDS:
+        return hyph_form
+    if "-" in b and b.split("-")[0].lower() in _PHRASE_WORDS:  # "end-\nto-end"
+        return hyph_form
+    if len(parts) == 1 and last.lower() in KEEP_HYPHEN_PREFIXES:
+        return hyph_form
+    return closed_form
+
+
+def _hyphen_break(match: re.Match[str], counts: Mapping[str, int] | None) -> str:
+    return join_hyphen_break(match.group("a"), match.group("b"), counts)
+
+
+def normalize_text(text: str, *, counts: Mapping[str, int] | None = None) -> str:
+    """Text as a reader would quote it.
+
+    * ligatures U+FB00-FB06 -> ff fi fl ffi ffl st st;
+    * zero-width spaces/BOM and soft hyphens (U+00AD) removed; a soft hyphen or PDFium's
+      line-end hyphen marker (U+0002/U+FFFE) joins the word halves around it; other
+      control characters (fonts map bullets to them) become spaces; U+FFFD and
+      private-use characters (unmapped glyphs) stay, as a visible sign of a lost symbol;
+    * a hyphen followed by a line break or spaces, between two word parts
+      (``recog-\nnition``, ``recog- nition``), is resolved by :func:`join_hyphen_break`:
+      kept with its space before a conjunction ("pre- and post-processing"); else the
+      spelling the document uses more often (``counts``: lowercased token counts of the
+      whole document, see :func:`word_counts`); else kept before anything but a lowercase
+      letter ("COVID-\n19"), after a digit or inner capital ("2-\nphenylethyl"), after a
+      hyphenated phrase ending in a function word ("state-of-the-\nart") and after "non",
+      "self", "well", ...; else joined ("recognition");
+    * runs of whitespace (any Unicode space, line breaks) folded to one space.
+
+    Hyphens not followed by whitespace are never touched ("state-of-the-art", "COVID-19").
+    """
+    if not text:
+        return text
+    text = _LIGATURE_RE.sub(lambda m: LIGATURES[m.group()], text)
+    text = _INVISIBLE_RE.sub("", text)
+    text = _SOFT_BREAK_RE.sub("", text)
+    text = _PDFIUM_HYPHEN_RE.sub("-\n", text)
+    text = _CONTROL_RE.sub(" ", text)
+    text = _HYPHEN_BREAK_RE.sub(lambda m: _hyphen_break(m, counts), text)
+    return " ".join(text.split())
+
+
+def word_counts(texts: Iterable[str]) -> Counter[str]:
+    """Lowercased word counts (hyphenated compounds count as one word)."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(t.lower() for t in _TOKEN_RE.findall(text))
+    return counts
+
+
+def compound_forms(counts: Mapping[str, int]) -> dict[str, tuple[str, int]]:
+    """Closed-up key -> (most frequent hyphenated spelling, its count)."""
+    forms: dict[str, tuple[str, int]] = {}
+    for token, n in counts.items():
+        if "-" not in token:
+            continue
+        key = token.replace("-", "")
+        if key not in forms or n > forms[key][1]:
+            forms[key] = (token, n)
+    return forms
+
+
+def _rehyphenate(token: str, form: str) -> str:
+    """``token`` with hyphens inserted where ``form`` (same letters) has them."""
+    out, i = [], 0
+    for ch in form:
+        if ch == "-":
+            out.append("-")
+            if i < len(token) and token[i] == "-":
+                i += 1
+            continue
+        out.append(token[i])
+        i += 1
+    return "".join(out)
+
+
+def repair_joined_compounds(text: str, counts: Mapping[str, int],
+                            forms: Mapping[str, tuple[str, int]] | None = None) -> str:
+    """Put back hyphens Docling dropped at line ends ("populationbased" -> "population-based")
+    when the document spells that compound (3+ letters) with the hyphen more often than
+    without. Numbers are left alone: "1-4" elsewhere says nothing about "14"."""
+    forms = compound_forms(counts) if forms is None else forms
+
+    def fix(m: re.Match[str]) -> str:
+        token = m.group()
+        low = token.lower()
+        key = low.replace("-", "")
+        hit = forms.get(key)
+        if (not hit or hit[0].count("-") <= low.count("-") or hit[1] <= counts.get(low, 0)
+                or sum(ch.isalpha() for ch in key) < 3):
+            return token
+        return _rehyphenate(token, hit[0])
+
+    return _TOKEN_RE.sub(fix, text)
