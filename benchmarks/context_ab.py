@@ -68,7 +68,7 @@ def variant_lists(st: Setup, queries: dict[str, str]
                   ) -> tuple[dict[str, dict[str, list[Scored]]], dict[str, float]]:
     """{variant: {query id: [dense list, BM25 list]}}, and passages/s per context."""
     ids = [i for i, p in st.chunks.items() if "reference" not in (p.get("item_labels") or [])]
-    dense = st.app.dense(BGE)
+    dense = st.app.runtime.dense(BGE)
     lists: dict[str, dict[str, list[Scored]]] = {"index (v1)": {
         q: list(st.lists[q]) for q in queries}}
     speed = {}

@@ -29,7 +29,7 @@ from citeloom.service import CiteLoom
 
 def chunks_by_pdf(app: CiteLoom, project: str) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = defaultdict(list)
-    for hit in app.index(project).scroll(fields=["source_path", "page_start", "page_end",
+    for hit in app.runtime.projects.index(project).scroll(fields=["source_path", "page_start", "page_end",
                                                  "chunk_text"]):
         out[Path(hit.payload["source_path"]).name].append(hit.payload)
     return out
@@ -93,7 +93,7 @@ def main() -> None:
         try:
             runs = []
             for name in sorted(projects, key=lambda n: n != "before"):
-                app.remove_project(name)  # built afresh, from the cached conversions
+                app.runtime.projects.remove_project(name)  # built afresh, from the cached conversions
                 runs.append(measure(app, name, questions, paths))
         finally:
             app.close()

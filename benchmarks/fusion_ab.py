@@ -128,10 +128,10 @@ def prf_lists(app: CiteLoom, project: str, text: str, depth: int, d: list[Any],
     the DBSF ranking (Rocchio, weight b), searched again; the sparse list unchanged."""
     import numpy as np
 
-    index = app.index(project)
+    index = app.runtime.projects.index(project)
     cfg = app.settings.project(project, create=True)
-    lock = index.lock() or app.model_lock(cfg)
-    q = np.asarray(app.dense(lock.dense_model).embed_query(text), dtype=np.float32)
+    lock = index.lock() or app.runtime.models.model_lock(cfg)
+    q = np.asarray(app.runtime.dense(lock.dense_model).embed_query(text), dtype=np.float32)
     fused = dbsf([[(h.id, h.score) for h in d], [(h.id, h.score) for h in s]])
     vecs = index.dense_vectors(fused[:max(n for n, _ in PRF)])
     out = {}
@@ -151,11 +151,11 @@ def prf_lists(app: CiteLoom, project: str, text: str, depth: int, d: list[Any],
 def candidates(app: CiteLoom, project: str, text: str, depth: int
                ) -> tuple[list[Any], list[Any]]:
     cfg = app.settings.project(project, create=True)
-    lock = app.index(project).lock() or app.model_lock(cfg)
-    dvec = app.dense(lock.dense_model).embed_query(text)
-    svec = app.sparse().embed_query(text)
+    lock = app.runtime.projects.index(project).lock() or app.runtime.models.model_lock(cfg)
+    dvec = app.runtime.dense(lock.dense_model).embed_query(text)
+    svec = app.runtime.sparse().embed_query(text)
     flt = SearchFilter(exclude_labels=["reference"])
-    index = app.index(project)
+    index = app.runtime.projects.index(project)
     d = index.search(dense=dvec, sparse=None, mode="dense", limit=depth, flt=flt)
     s = index.search(dense=None, sparse=svec, mode="sparse", limit=depth, flt=flt)
     return d, s

@@ -98,7 +98,7 @@ class Vectors:
         from citeloom.service import CiteLoom
 
         app = CiteLoom(Settings(data_dir=data, models_dir=MODELS))
-        index = app.index(project)
+        index = app.runtime.projects.index(project)
         self.ids = [i for i, p in st.chunks.items()
                     if "reference" not in (p.get("item_labels") or [])]
         vecs: dict[str, list[float]] = {}

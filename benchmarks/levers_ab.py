@@ -108,7 +108,7 @@ def on_chunks(group_list: Scored, group: dict[str, str], ids: set[str]) -> Score
 
 def centroids(app: CiteLoom, project: str, group: dict[str, str]
               ) -> tuple[list[str], np.ndarray]:
-    index = app.index(project)
+    index = app.runtime.projects.index(project)
     ids = list(group)
     vecs: dict[str, list[float]] = {}
     for k in range(0, len(ids), 500):
@@ -127,7 +127,7 @@ class Setup:
     def __init__(self, data: Path, project: str, queries: dict[str, str], depth: int,
                  key: Callable[[dict[str, Any]], str]) -> None:
         self.app = CiteLoom(Settings(data_dir=data, models_dir=MODELS))
-        self.chunks = {h.id: h.payload for h in self.app.index(project).scroll()}
+        self.chunks = {h.id: h.payload for h in self.app.runtime.projects.index(project).scroll()}
         self.group = {i: key(p) for i, p in self.chunks.items()}
         order = sorted(self.chunks, key=lambda i: self.chunks[i].get("chunk_index") or 0)
         members: dict[str, list[str]] = defaultdict(list)
@@ -139,8 +139,8 @@ class Setup:
         self.lists: dict[str, tuple[Scored, Scored]] = {}
         self.qvec: dict[str, np.ndarray] = {}
         cfg = self.app.settings.project(project, create=True)
-        dense = self.app.dense((self.app.index(project).lock()
-                                or self.app.model_lock(cfg)).dense_model)
+        dense = self.app.runtime.dense((self.app.runtime.projects.index(project).lock()
+                                or self.app.runtime.models.model_lock(cfg)).dense_model)
         for qid, text in queries.items():
             d, s = candidates(self.app, project, text, depth)
             self.lists[qid] = ([(h.id, h.score) for h in d], [(h.id, h.score) for h in s])

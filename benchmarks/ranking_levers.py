@@ -48,7 +48,7 @@ def collect(args: argparse.Namespace) -> None:
     corpus = SHARED / SETS[args.set]
     project = args.project or ("pdfqa-eval" if args.set == "dev" else f"pdfqa-eval-{args.set}")
     app = CiteLoom(load_settings())
-    index = app.index(project)
+    index = app.runtime.projects.index(project)
     lock = index.lock()
     chunks = list(index.scroll(fields=["chunk_text", "source_path", "page_start", "page_end",
                                        "doc_id", "kind", "labels"]))
@@ -94,8 +94,8 @@ def collect(args: argparse.Namespace) -> None:
         source = str((corpus / q.pdf).resolve())
         res = app.query(project, q.question)
         default = [f"{h.source_path}#{h.page_start}" for h in res.hits]
-        dense = app.dense(lock.dense_model).embed_query(q.question)
-        sparse = app.sparse().embed_query(q.question)
+        dense = app.runtime.dense(lock.dense_model).embed_query(q.question)
+        sparse = app.runtime.sparse().embed_query(q.question)
         fused = index.search(dense=dense, sparse=sparse, mode="hybrid", limit=200, flt=flt,
                              fusion="dbsf", prefetch=200, dense_weight=lock.dense_weight)
         d, s = ([(h.id, h.score) for h in index.search(

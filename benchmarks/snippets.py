@@ -64,7 +64,7 @@ def main() -> None:
     questions = load_devset(args.set)
     project = "pdfqa-eval" if args.set == "dev" else f"pdfqa-eval-{args.set}"
     app = CiteLoom(load_settings())
-    chunks = [h.payload.get("chunk_text", "") for h in app.index(project).scroll(
+    chunks = [h.payload.get("chunk_text", "") for h in app.runtime.projects.index(project).scroll(
         fields=["chunk_text"])]
     df = Counter(t for c in chunks for t in terms(c))
     idf = {t: math.log(1 + len(chunks) / (n + 1)) for t, n in df.items()}

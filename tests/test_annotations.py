@@ -448,7 +448,7 @@ def test_edit_and_delete_reach_the_index_without_converting(
         first = app.ingest_zotero("edits", "Thesis")
         assert first.outcome == "ok" and first.count("indexed") == 14, first.to_dict()
         long_id = next(f.doc_id for f in first.files if f.path.endswith("NTLNG3XX"))
-        assert app.index("edits").count(long_id) >= 3  # a note long enough for 3 chunks
+        assert app.runtime.projects.index("edits").count(long_id) >= 3  # a note long enough for 3 chunks
 
         def converted(*_a: Any, **_k: Any) -> None:
             raise AssertionError("a PDF was converted again")
@@ -493,7 +493,7 @@ def test_edit_and_delete_reach_the_index_without_converting(
         assert status["UNDRLN3B"] == status["NTSTAND2"] == status["IMAGE5TB"] == "removed"
         assert synced.count("skipped") == 14 - 5, status
 
-        index, catalog = app.index("edits"), app.catalog("edits")
+        index, catalog = app.runtime.projects.index("edits"), app.runtime.projects.catalog("edits")
         assert index.count(long_id) == 1 == catalog.get(long_id).chunks  # surplus chunks out
         assert index.count() == sum(r.chunks for r in catalog.all())
         for gone in ("UNDRLN3B", "NTSTAND2", "IMAGE5TB"):

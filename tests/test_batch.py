@@ -125,7 +125,7 @@ def test_batch_indexes_the_good_files_and_explains_each_bad_one(make_settings,
         check_bad_files(files)
         assert report.outcome == "partial"
         assert report.count("indexed") == 2 and report.count("failed") == 5
-        index = app.index("batch")
+        index = app.runtime.projects.index("batch")
         assert index.count() == sum(f.chunks for f in report.files)
         # Every file is reported, those refused before conversion too, and the total
         # announced first counts them all (a job's files_done reaches files_total).
@@ -188,7 +188,7 @@ def test_encrypted_pdf_opens_with_the_project_password(make_settings, tmp_path: 
         (result,) = report.files
         assert result.status == "indexed", result.error
         assert result.pages == 1 and result.chunks > 0
-        text = " ".join(h.payload["chunk_text"] for h in app.index("locked").scroll())
+        text = " ".join(h.payload["chunk_text"] for h in app.runtime.projects.index("locked").scroll())
         assert "DocLayNet" in text  # arXiv 2206.01062, p. 3
     finally:
         app.close()
@@ -214,7 +214,7 @@ def test_encrypted_pdf_opens_with_the_project_password(make_settings, tmp_path: 
         (again,) = app.ingest([ENCRYPTED], "again").files
         assert again.status == "indexed" and again.chunks == result.chunks
         # OCR off is its own entry too; default settings keep the plain content key.
-        plain, no_ocr = (app._cache_path("h", ProjectConfig(name="x", ocr=ocr)).name
+        plain, no_ocr = (app.runtime.cache.path("h", ProjectConfig(name="x", ocr=ocr)).name
                          for ocr in (True, False))
         assert plain == "h.json.gz" and no_ocr == "h-noocr.json.gz"
     finally:
@@ -231,7 +231,7 @@ def test_unsupported_extension_fails_without_starting_a_worker(make_settings,
         (result,) = report.files
         assert result.error["code"] == "UNSUPPORTED_TYPE"
         assert report.outcome == "failed"
-        assert not app._workers  # rejected before any conversion
+        assert not app.runtime.models.running_workers  # rejected before any conversion
     finally:
         app.close()
 
@@ -268,7 +268,7 @@ def test_hard_timeout_kills_a_long_conversion_and_the_batch_goes_on(
     pids: set[int] = set()
 
     def watch(event: str, result: FileResult | None) -> None:
-        pids.update(w._proc.pid for w in app._workers.values() if w._proc is not None)
+        pids.update(w._proc.pid for w in app.runtime.models.running_workers if w._proc is not None)
 
     try:
         report = within(ALL_DONE, lambda: app.ingest(_small_batch(tmp_path, long_scan), "slow",
@@ -294,7 +294,7 @@ def test_worker_crash_fails_that_file_only(make_settings, tmp_path: Path,
 
     def kill_soon() -> None:
         time.sleep(2.0)  # the long scan is being converted now
-        (worker,) = app._workers.values()
+        (worker,) = app.runtime.models.running_workers
         killed.append(worker._proc.pid)
         os.kill(worker._proc.pid, signal.SIGKILL)
 

@@ -104,9 +104,9 @@ def _stored(app: CiteLoom) -> tuple[list[Any], dict[int, np.ndarray]]:
     """The PDF's chunks as the pipeline cuts them now (from the cached conversion), and
     the dense vectors the index holds for them, by chunk index."""
     project = app.settings.project("lib", create=True)
-    doc = app.convert(PDF, project, sha256_file(PDF))
-    chunks, _, _ = chunk_document(app, doc, PDF, project)
-    index = app.index("lib")
+    doc = app.runtime.convert(PDF, project, sha256_file(PDF))
+    chunks, _, _ = chunk_document(app.runtime, doc, PDF, project)
+    index = app.runtime.projects.index("lib")
     points = {h.id: h.payload for h in index.scroll() if h.payload.get("page_start")}
     vecs = index.dense_vectors(list(points))
     return chunks, {points[i]["chunk_index"]: np.asarray(v) for i, v in vecs.items()}
@@ -118,7 +118,7 @@ def test_the_index_holds_the_context_vectors_and_an_old_project_keeps_v1(
     app = CiteLoom(_settings(tmp_path, models_dir, f"[projects.lib]\n{v1}"), started_by="t")
     try:
         assert app.ingest([PDF], "lib").outcome == "ok"
-        assert app.index("lib").lock().chunker == "docling-hybrid/v1"
+        assert app.runtime.projects.index("lib").lock().chunker == "docling-hybrid/v1"
         chunks, before = _stored(app)
     finally:
         app.close()
@@ -136,7 +136,7 @@ def test_the_index_holds_the_context_vectors_and_an_old_project_keeps_v1(
         assert info["config_matches_lock"] is True
         assert info["chunker_upgrade"] == {"to": DEFAULT_CHUNKER,
                                            "command": "citeloom reindex -p lib"}
-        dense = app.dense(BGE)
+        dense = app.runtime.dense(BGE)
         for k in (1, 2, len(chunks) - 1):  # v1: each passage embedded alone
             assert np.allclose(before[k], dense.embed([chunks[k].embed_text])[0], atol=1e-5)
     finally:
@@ -148,10 +148,10 @@ def test_the_index_holds_the_context_vectors_and_an_old_project_keeps_v1(
                  "--json"]) == 0
     app = CiteLoom(_settings(tmp_path, models_dir), started_by="test")
     try:
-        assert app.index("lib").lock().chunker == DEFAULT_CHUNKER
+        assert app.runtime.projects.index("lib").lock().chunker == DEFAULT_CHUNKER
         assert app.inspect("lib", sample=0)["chunker_upgrade"] is None
         v2, after = _stored(app)
-        dense = app.dense(BGE)
+        dense = app.runtime.dense(BGE)
         # the same passages (v3 may move the end of a cut sentence to the next one)
         assert " ".join(c.text for c in v2).split() == " ".join(c.text for c in chunks).split()
         assert len(v2) == len(chunks) and set(after) == set(before)
@@ -163,7 +163,7 @@ def test_the_index_holds_the_context_vectors_and_an_old_project_keeps_v1(
         assert app.query("lib", "What do the authors conclude?", top_k=3).hits
         # a document given as text has no file to rebuild from: it is rebuilt from its
         # passage, not left out
-        more = list(app.index("lib").scroll("more"))
+        more = list(app.runtime.projects.index("lib").scroll("more"))
         assert [(h.payload["chunk_text"], h.payload["title"]) for h in more] == [
             ("Another passage.", "More")]
     finally:
@@ -173,7 +173,7 @@ def test_the_index_holds_the_context_vectors_and_an_old_project_keeps_v1(
     app = CiteLoom(_settings(tmp_path, models_dir, f"[projects.lib]\n{v1}"), started_by="t")
     try:
         app.reindex("lib")
-        assert app.index("lib").lock().chunker == "docling-hybrid/v1"
+        assert app.runtime.projects.index("lib").lock().chunker == "docling-hybrid/v1"
         assert app.inspect("lib", sample=0)["chunker_upgrade"] is None
     finally:
         app.close()

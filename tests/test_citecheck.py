@@ -150,7 +150,7 @@ def app(models_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
 
 
 def test_check_judges_each_cited_paper(app: CiteLoom) -> None:
-    got = check(app, ["lib"], citations(MD, "markdown"))
+    got = check(app.runtime, ["lib"], citations(MD, "markdown"))
     by = {(c.key, c.claim.split()[0]): c for c in got}
     filters = by[("datta2010", "Retrievable")]
     assert filters.verdict == "found" and filters.best is not None
@@ -168,7 +168,7 @@ def test_check_judges_each_cited_paper(app: CiteLoom) -> None:
     order = ["not in library", "not found", "weak", "found"]
     assert [order.index(c.verdict) for c in got] == sorted(order.index(c.verdict) for c in got)
     with pytest.raises(InvalidInput, match="no citations"):
-        check(app, ["lib"], [])
+        check(app.runtime, ["lib"], [])
     # a Word draft cites Zotero items: the same verdicts, under the papers' citekeys
     text, fmt = read_draft(_word_draft(tmp_path_factory_dir(app)))
     word = app.check(text, fmt, ["lib"], draft="chapter.docx")

@@ -205,7 +205,7 @@ def test_project_ocr_languages_reach_the_conversion_worker(make_settings) -> Non
     try:
         (result,) = app.ingest([FRENCH], "fr").files
         assert result.status == "indexed", result.error
-        text = " ".join(h.payload["chunk_text"] for h in app.index("fr").scroll())
+        text = " ".join(h.payload["chunk_text"] for h in app.runtime.projects.index("fr").scroll())
     finally:
         app.close()
     assert word_recall(FRENCH_TEXT, text) >= 0.9

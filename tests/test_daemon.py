@@ -253,7 +253,7 @@ def test_daemon_killed_mid_job_is_replaced_and_nothing_is_lost(lib: dict[str, An
     try:
         # As a user's next command would, wait a little for the exiting daemon to let go.
         app = CiteLoom(load_settings(), index_wait_s=30.0)
-        index, catalog = app.index("k"), app.catalog("k")
+        index, catalog = app.runtime.projects.index("k"), app.runtime.projects.catalog("k")
         docs = {h.payload["doc_id"] for h in index.scroll(fields=["doc_id"])}
         assert docs == {r.doc_id for r in catalog.all()}
         assert index.count() == sum(r.chunks for r in catalog.all())

@@ -93,10 +93,10 @@ def test_the_dense_list_counts_as_often_as_the_model_weight(tmp_path: Path,
     try:
         assert app.index_texts("w", DOCS).outcome == "ok"
         assert models.dense_spec(BGE).fusion_weight == 2
-        index = app.index("w")
+        index = app.runtime.projects.index("w")
         q = "anticoagulant bleeding in trauma patients"
-        dense = app.dense(BGE).embed_query(q)
-        sparse = app.sparse().embed_query(q)
+        dense = app.runtime.dense(BGE).embed_query(q)
+        sparse = app.runtime.sparse().embed_query(q)
 
         def scores(w: int) -> dict[str, float]:
             return {h.id: h.score for h in index.search(dense=dense, sparse=sparse,
@@ -124,7 +124,7 @@ def test_an_existing_project_keeps_its_model_until_reindexed(tmp_path: Path,
     old = _settings(tmp_path, models_dir, f'[projects.lib]\ndense_model = "{MINILM}"\n')
     app = CiteLoom(old, started_by="test")
     assert app.ingest([pdf], "lib").outcome == "ok"
-    chunks = app.index("lib").count()
+    chunks = app.runtime.projects.index("lib").count()
     app.close()
 
     upgraded = _settings(tmp_path, models_dir)  # the same data, no model named
@@ -135,7 +135,7 @@ def test_an_existing_project_keeps_its_model_until_reindexed(tmp_path: Path,
         assert app.index_texts("lib", DOCS[:1]).outcome == "ok"  # a write: no mismatch
         answer = app.query("lib", "How often did vena cava filters migrate?", top_k=3)
         assert answer.hits[0].doc_id == "filters" and answer.models["dense"] == MINILM
-        stored = {h.payload["embed_model"] for h in app.index("lib").scroll()}
+        stored = {h.payload["embed_model"] for h in app.runtime.projects.index("lib").scroll()}
         assert stored == {MINILM}
         info = app.inspect("lib", sample=0)
         assert info["config_matches_lock"] is True
@@ -149,12 +149,12 @@ def test_an_existing_project_keeps_its_model_until_reindexed(tmp_path: Path,
                  "--dense-model", BGE, "--json"]) == 0
     app = CiteLoom(_settings(tmp_path, models_dir), started_by="test")
     try:
-        assert app.index("lib").lock().dense_model == BGE
+        assert app.runtime.projects.index("lib").lock().dense_model == BGE
         assert app.settings.project("lib", create=True).dense_model == BGE
         # the PDF's chunks re-embedded, and the text document rebuilt from its passage
-        assert app.index("lib").count() == chunks + 1
-        assert {h.payload["embed_model"] for h in app.index("lib").scroll()} == {BGE}
-        assert [h.payload["chunk_text"] for h in app.index("lib").scroll("filters")] == [
+        assert app.runtime.projects.index("lib").count() == chunks + 1
+        assert {h.payload["embed_model"] for h in app.runtime.projects.index("lib").scroll()} == {BGE}
+        assert [h.payload["chunk_text"] for h in app.runtime.projects.index("lib").scroll("filters")] == [
             DOCS[0].text]
         answer = app.query("lib", "table structure recognition", top_k=3)
         assert answer.hits and answer.models["dense"] == BGE
@@ -197,10 +197,10 @@ def test_a_server_project_keeps_its_model_too(tmp_path: Path, models_dir: Path) 
         assert app.index_texts("s", DOCS[2:]).outcome == "ok"  # no mismatch
         answer = app.query("s", "How often did vena cava filters migrate?", top_k=2)
         assert answer.hits[0].doc_id == "filters" and answer.models["dense"] == MINILM
-        app.remove_project("s")
+        app.runtime.projects.remove_project("s")
         assert app.settings.project("s").dense_model == BGE
         assert app.index_texts("s", DOCS[:1]).outcome == "ok"
-        assert app.index("s").lock().dense_model == BGE
+        assert app.runtime.projects.index("s").lock().dense_model == BGE
     finally:
         app.close()
 

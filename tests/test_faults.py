@@ -79,9 +79,9 @@ class World:
         app = CiteLoom(Settings(data_dir=self.data, models_dir=self.models))
         try:
             per_doc: dict[str, set[str]] = {}
-            for h in app.index("p").scroll(fields=["doc_id"]):
+            for h in app.runtime.projects.index("p").scroll(fields=["doc_id"]):
                 per_doc.setdefault(h.payload["doc_id"], set()).add(h.id)
-            rows = {r.doc_id: r.chunks for r in app.catalog("p").all()}
+            rows = {r.doc_id: r.chunks for r in app.runtime.projects.catalog("p").all()}
         finally:
             app.close()
         return {"points": per_doc, "rows": rows}
@@ -253,12 +253,12 @@ def test_a_full_disk_opens_the_index_from_a_read_only_copy(world: World,
     monkeypatch.setattr(space, "free_bytes", lambda path: 0 if full["yes"] and str(
         path).startswith(str(world.data)) else real(path))
     app = CiteLoom(Settings(data_dir=world.data, models_dir=world.models))
-    index = app.index("p")
+    index = app.runtime.projects.index("p")
     chunks = index.count()
     copy = index._scratch  # type: ignore[attr-defined]
     assert copy is not None and copy.is_dir() and not copy.is_relative_to(world.data)
     assert app.query("p", "table structure recognition", top_k=2).hits
-    doc = app.catalog("p").all()[0].doc_id
+    doc = app.runtime.projects.catalog("p").all()[0].doc_id
     with pytest.raises(DiskFull):
         index.delete_doc(doc)
     assert index.count() == chunks
@@ -304,11 +304,11 @@ def test_a_run_after_a_killed_one_sweeps_its_leftovers(world: World) -> None:
     killed one left and settles both."""
     before = world.state()
     app = CiteLoom(Settings(data_dir=world.data, models_dir=world.models))
-    catalog = app.catalog("p")
+    catalog = app.runtime.projects.catalog("p")
     rows = catalog.all()
     orphan, emptied = rows[0], rows[1]
     catalog.delete(orphan.doc_id)  # points, no row
-    app.index("p").delete_doc(emptied.doc_id)  # row, no points
+    app.runtime.projects.index("p").delete_doc(emptied.doc_id)  # row, no points
     app.close()
     (world.project / "INGESTING").write_text("killed\n")
     papers = world.cwd / "papers"

@@ -371,10 +371,10 @@ def test_service_writes_survive_a_prober(make_settings, tmp_path: Path) -> None:
         total += chunks(app.index_texts("p", docs(4, n)))
         n += 4
     probe = json.loads(prober.communicate(timeout=60)[0])
-    assert n > 4 and app.index("p").count() == total
+    assert n > 4 and app.runtime.projects.index("p").count() == total
     assert probe["attempts"] >= 5 and probe["opened"] == 0 and probe["edge_calls"] == 0
     assert all(k.startswith("IndexUnavailable") for k in probe["errors"]), probe["errors"]
     app.close()
     again = CiteLoom(make_settings())
-    assert again.index("p").count() == total
+    assert again.runtime.projects.index("p").count() == total
     again.close()

@@ -144,7 +144,7 @@ def test_a_project_locked_elsewhere_is_skipped(lib: dict[str, Any]) -> None:
     holder = CiteLoom(lib["settings"])
     asker = CiteLoom(lib["settings"])  # index_wait_s 0: no waiting
     try:
-        assert holder.index("review").count() == 2  # holds the shard open
+        assert holder.runtime.projects.index("review").count() == 2  # holds the shard open
         result = asker.query_many(["thesis", "review"], "table structure")
         assert result.projects == ["thesis"]
         assert [(s["project"], s["code"]) for s in result.skipped] == [
@@ -268,7 +268,7 @@ def test_snapshot_restores_same_chunks_and_top_hits(lib: dict[str, Any], app: Ci
     # Onto an existing project: refused, then swapped in with --force.
     with pytest.raises(InvalidInput, match="already exists"):
         app.restore(archive, "copy")
-    generation = app.index("copy").generation
+    generation = app.runtime.projects.index("copy").generation
     again = app.restore(archive, "copy", force=True)
     assert again["replaced"] and again["generation"] != generation
     assert not (lib["data"] / "indexes" / "copy" / generation).exists()
@@ -346,7 +346,7 @@ def test_a_snapshot_taken_while_the_project_is_written_is_consistent(
     for i, archive in enumerate(taken):
         name = f"live-copy-{i}"
         app.restore(archive, name)
-        index, catalog = app.index(name), app.catalog(name)
+        index, catalog = app.runtime.projects.index(name), app.runtime.projects.catalog(name)
         rows = catalog.all()
         assert index.count() == catalog.total_chunks()  # no points without their row
         assert all(index.count(r.doc_id) == r.chunks for r in rows)
@@ -405,7 +405,7 @@ def test_a_damaged_archive_is_refused_and_nothing_is_left(
     assert not dead.exists()  # swept by the next snapshot or restore
     before_dirs = sorted(p.name for p in index_dir.iterdir())
     hits = [h.chunk_id for h in app.query("review", "table structure").hits]
-    generation = app.index("review").generation
+    generation = app.runtime.projects.index("review").generation
 
     flipped = lib["root"] / f"flipped{suffix}"
     shutil.copy(good, flipped)
@@ -418,12 +418,12 @@ def test_a_damaged_archive_is_refused_and_nothing_is_left(
             app.restore(damaged, "copy")
         assert caught.value.code == "SNAPSHOT_INVALID" and "nothing was restored" in \
             caught.value.hint
-        assert "copy" not in app.stored_projects()
+        assert "copy" not in app.runtime.projects.stored_projects()
         assert not (index_dir / "copy").exists() and not _leftovers(index_dir)
         # --force onto an existing project: refused too, and the project is untouched.
         with pytest.raises(SnapshotInvalid):
             app.restore(damaged, "review", force=True)
-        assert app.index("review").generation == generation
+        assert app.runtime.projects.index("review").generation == generation
         assert [h.chunk_id for h in app.query("review", "table structure").hits] == hits
         assert sorted(p.name for p in index_dir.iterdir()) == before_dirs
     app.close()
@@ -470,7 +470,7 @@ def test_server_backend_snapshot_through_the_service(
     app = CiteLoom(settings)
     try:
         assert app.index_texts("srv", THESIS).outcome == "ok"
-        store = app.store(settings.project("srv"))
+        store = app.runtime.projects.store(settings.project("srv"))
         emulate_server_snapshots(monkeypatch, store)
         before = [h.chunk_id for h in app.query("srv", "vena cava filters").hits]
         archive = lib["root"] / "srv.tar.gz"

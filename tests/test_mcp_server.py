@@ -294,7 +294,7 @@ def test_timeout_and_unavailable_index(world: dict[str, Any], tmp_path: Path) ->
     # Another process holds the shard (its WAL lock is exclusive).
     holder = CiteLoom(Settings(data_dir=world["data"], models_dir=Path(
         world["config"].read_text().split('models_dir = "')[1].split('"')[0])))
-    holder.index("lib").count()
+    holder.runtime.projects.index("lib").count()
 
     async def unavailable() -> None:
         async with client(world) as c:

@@ -106,7 +106,7 @@ def library(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
         # An index whose every paper was removed again (as `citeloom remove` or a prune).
         assert app.index_texts("empty", [TextDoc("gone", "Gone", OTHER[0])]).count(
             "indexed") == 1
-        app.index("empty").delete_doc("gone")
+        app.runtime.projects.index("empty").delete_doc("gone")
     finally:
         app.close()
     # The demo PDFs with MiniLM (the default before bge): a project keeps its model.
@@ -135,7 +135,7 @@ def app(library: dict[str, Any]) -> Any:
 def doc_payloads(app: Any, project: str) -> dict[str, dict[str, Any]]:
     """The first chunk's payload of each document, by file name."""
     out: dict[str, dict[str, Any]] = {}
-    for h in app.index(project).scroll():
+    for h in app.runtime.projects.index(project).scroll():
         p = h.payload
         if p.get("chunk_index") == 0:
             out[Path(p["source_path"]).name] = p
@@ -233,10 +233,10 @@ def test_zotero_metadata_wins_and_reindex_keeps_what_the_pdf_states(app: Any) ->
 def test_one_passage_per_paper_returns_top_k_papers(app: Any, mode: str) -> None:
     query = "quality improvement staffing"
     # The premise: the long paper fills the first top_k × 5 passages on its own.
-    dense = app.dense(app.model_lock(app.settings.project("many", create=True)).dense_model)
-    first = app.index("many").search(
+    dense = app.runtime.dense(app.runtime.models.model_lock(app.settings.project("many", create=True)).dense_model)
+    first = app.runtime.projects.index("many").search(
         dense=dense.embed_query(query) if mode != "sparse" else None,
-        sparse=app.sparse().embed_query(query) if mode != "dense" else None,
+        sparse=app.runtime.sparse().embed_query(query) if mode != "dense" else None,
         mode=mode, limit=25)
     assert len({h.payload["doc_id"] for h in first}) < 5
     res = app.query("many", query, mode=mode, top_k=5, group_by_doc=True)
@@ -323,7 +323,7 @@ def test_a_quoted_phrase_is_found_as_written(app: Any) -> None:
     from citeloom.search.ranking import holds_phrases
 
     def hold(hits: list[Any]) -> list[bool]:  # each hit's own (best) chunk
-        chunks = app.index("demo").retrieve([h.chunk_id for h in hits])
+        chunks = app.runtime.projects.index("demo").retrieve([h.chunk_id for h in hits])
         return [holds_phrases(c, ["vena cava filters"]) for c in chunks]
 
     for per_page in (True, False):

@@ -95,12 +95,12 @@ def test_a_real_chunk_shows_its_last_sentence(make_settings, mode: str) -> None:
                         max_chars=300)
         top = res.hits[0]
         assert top.doc_id == "notes"
-        chunk = next(app.index("win").scroll("notes")).payload
+        chunk = next(app.runtime.projects.index("win").scroll("notes")).payload
         assert chunk["doc_chunk_count"] == 1 and chunk["chunk_text"].endswith(FACT)
         assert len(chunk["chunk_text"]) > 300  # one real chunk, longer than what is shown
         assert top.text.endswith(FACT) and len(top.text) <= 300
         # find-similar has no query: the same chunk shows its head
-        other = next(app.index("win").scroll("other")).id
+        other = next(app.runtime.projects.index("win").scroll("other")).id
         similar = app.similar("win", [other], top_k=2, max_chars=300)
         shown = next(p for p in similar if p.doc_id == "notes").text
         assert shown.startswith(FILLER[0]) and FACT not in shown

@@ -34,7 +34,7 @@ def ingested(models_dir: Path, tmp_path_factory: pytest.TempPathFactory):
 
 
 def _ids_and_count(app: CiteLoom, project: str) -> tuple[set[str], int]:
-    idx = app.index(project)
+    idx = app.runtime.projects.index(project)
     return {h.id for h in idx.scroll()}, idx.count()
 
 
@@ -69,7 +69,7 @@ def test_known_answer_in_top3(ingested, question: str, filename: str, page: int)
 
 def test_payload_carries_citable_fields(ingested) -> None:
     _, app, _ = ingested
-    hits = list(itertools.islice(app.index("fx").scroll(), 50))
+    hits = list(itertools.islice(app.runtime.projects.index("fx").scroll(), 50))
     for h in hits:
         p = h.payload
         assert p["project_id"] == "fx"
@@ -101,7 +101,7 @@ def test_reingest_from_scratch_gives_the_same_ids(ingested, models_dir, tmp_path
     other.ingest([one], "fx")
     ids, count = _ids_and_count(other, "fx")
     other.close()
-    doc_ids = {h.id for h in app.index("fx").scroll()
+    doc_ids = {h.id for h in app.runtime.projects.index("fx").scroll()
                if h.payload["source_path"].endswith(THROMBOSIS)}
     assert ids == doc_ids and count == len(doc_ids)
 

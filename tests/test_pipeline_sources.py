@@ -54,7 +54,7 @@ def test_files_and_folders(make_settings, tmp_path: Path, runs: list[str]) -> No
     try:
         files = app.ingest([_papers(tmp_path)], "f")
         assert runs == ["FileSource"] and files.outcome == "ok" and files.count("indexed") == 2
-        assert app.index("f").count() == files.to_dict()["chunks"] > 0
+        assert app.runtime.projects.index("f").count() == files.to_dict()["chunks"] > 0
         audit = _audit(files)
         assert [(r["status"], r["source"], r["started_by"]) for r in audit] == [
             ("indexed", "files", "test")] * 2
@@ -74,7 +74,7 @@ def test_zotero_collection(make_settings, tmp_path: Path, library: dict,  # noqa
         assert runs == ["ZoteroSource"] and zot.count("indexed") == 2, zot.to_dict()
         assert {r["source"] for r in _audit(zot)} == {"zotero"}
         files = app.ingest([_papers(tmp_path)], "f")
-        assert {h.id for h in app.index("z").scroll()} == {h.id for h in app.index("f").scroll()}
+        assert {h.id for h in app.runtime.projects.index("z").scroll()} == {h.id for h in app.runtime.projects.index("f").scroll()}
         assert files.count("indexed") == 2  # other project, from the conversion cache
         cited = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
         assert cited.citekey and cited.zotero_link and cited.year
@@ -89,22 +89,22 @@ def test_reindex_from_the_catalog(make_settings, library: dict, runs: list[str],
     app = CiteLoom(make_settings(), started_by="test")
     try:
         app.ingest_zotero("z", "Thesis", annotations=False)
-        ids = {h.id for h in app.index("z").scroll()}
+        ids = {h.id for h in app.runtime.projects.index("z").scroll()}
         cited = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
 
         def no_conversion(*_a, **_k):  # type: ignore[no-untyped-def]
             raise AssertionError("converted again")
 
         monkeypatch.setattr("citeloom.convert.worker.ConversionWorker.convert", no_conversion)
-        generation = app.index("z").generation
+        generation = app.runtime.projects.index("z").generation
         again = app.reindex("z")
         assert runs[-1] == "CatalogSource" and again.count("indexed") == 2, again.to_dict()
-        assert app.index("z").generation != generation
-        assert {h.id for h in app.index("z").scroll()} == ids
+        assert app.runtime.projects.index("z").generation != generation
+        assert {h.id for h in app.runtime.projects.index("z").scroll()} == ids
         after = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
         assert (after.citekey, after.zotero_link, after.authors) == (
             cited.citekey, cited.zotero_link, cited.authors)
-        assert len(app.catalog("z")) == 2
+        assert len(app.runtime.projects.catalog("z")) == 2
         assert {r["source"] for r in _audit(again)} == {"reindex"}
     finally:
         app.close()
@@ -119,13 +119,13 @@ def test_zotero_collection_with_its_notes(make_settings, library: dict,  # noqa:
     app = CiteLoom(make_settings(), started_by="test")
     try:
         app.ingest_zotero("z", "Thesis", annotations=False)
-        ids = {h.id for h in app.index("z").scroll()}
+        ids = {h.id for h in app.runtime.projects.index("z").scroll()}
         notes = app.ingest_zotero("z", "Thesis")
         assert runs[-1] == "ChainSource" and notes.outcome == "ok", notes.to_dict()
         assert [f.status for f in notes.files[:2]] == ["skipped", "skipped"]
         assert {f.status for f in notes.files[2:]} == {"indexed"} and notes.files[2:]
         assert {r["source"] for r in _audit(notes)} == {"zotero"}
-        assert {h.id for h in app.index("z").scroll(
+        assert {h.id for h in app.runtime.projects.index("z").scroll(
             flt=SearchFilter(kinds=["passage"]))} == ids  # the PDFs' chunks untouched
     finally:
         app.close()
@@ -142,21 +142,21 @@ def test_plain_texts(make_settings, runs: list[str]) -> None:
         top = app.query("t", "how often do filters migrate", top_k=1).hits[0]
         assert top.doc_id == "d1" and top.title == "Vena cava filters"
         assert [(r["source"], r["started_by"]) for r in _audit(texts)] == [("texts", "eval")] * 2
-        assert len(app.catalog("t")) == 0  # texts have no file to keep track of
+        assert len(app.runtime.projects.catalog("t")) == 0  # texts have no file to keep track of
         # a reindex has no file or conversion for them: it rebuilds them from their
         # passages (a long text of several passages too), the same passages, re-embedded
         long = " ".join(f"Sentence {i} of a long abstract about protein folding kinetics."
                         for i in range(120))
         app.index_texts("t", [TextDoc("d3", "A long one", long)])
         before = {h.id: (h.payload["doc_id"], h.payload["chunk_text"], h.payload["title"])
-                  for h in app.index("t").scroll()}
+                  for h in app.runtime.projects.index("t").scroll()}
         assert sum(d == "d3" for d, _, _ in before.values()) > 2
         again = app.reindex("t")
         assert runs[-1] == "ChainSource" and again.count("indexed") == 3, again.to_dict()
         assert {h.id: (h.payload["doc_id"], h.payload["chunk_text"], h.payload["title"])
-                for h in app.index("t").scroll()} == before
+                for h in app.runtime.projects.index("t").scroll()} == before
         assert app.query("t", "how often do filters migrate", top_k=1).hits[0].doc_id == "d1"
-        assert len(app.catalog("t")) == 0
+        assert len(app.runtime.projects.catalog("t")) == 0
     finally:
         app.close()
 

@@ -52,7 +52,7 @@ def app(models_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
 
 
 def test_cross_encoder_reads_the_answer_as_the_better_passage(app: CiteLoom) -> None:
-    model = app.reranker()
+    model = app.runtime.models.reranker()
     answer, near, far = model.score(QUESTION, [ANSWER, NEAR, FAR[0]])
     assert answer > near > far
     assert model.score(QUESTION, [ANSWER]) == [answer]  # one pair a call: the same score
@@ -66,7 +66,7 @@ def test_a_query_reranks_only_when_asked(app: CiteLoom) -> None:
     assert again.models["rerank"] == "cross-encoder/ms-marco-MiniLM-L-12-v2"
     assert again.timings_ms["rerank"] > 0
     assert {h.doc_id for h in again.hits} == {h.doc_id for h in plain.hits}  # re-ordered
-    verdicts = app.reranker().score(QUESTION, [h.text for h in again.hits])
+    verdicts = app.runtime.models.reranker().score(QUESTION, [h.text for h in again.hits])
     assert again.hits[0].doc_id == "answer"
     assert verdicts[0] == max(verdicts)
     across = app.query_many(["lib"], QUESTION, top_k=5, rerank=5)

@@ -45,10 +45,10 @@ def _ingest(settings, **scale):  # type: ignore[no-untyped-def]
     app = CiteLoom(settings)
     try:
         report = app.ingest(PDFS, PROJECT, **scale)
-        index = app.index(PROJECT)
+        index = app.runtime.projects.index(PROJECT)
         points = {h.id: h.payload for h in index.scroll()}
         vectors = index.dense_vectors(sorted(points))
-        rows = {r.doc_id: r.chunks for r in app.catalog(PROJECT).all()}
+        rows = {r.doc_id: r.chunks for r in app.runtime.projects.catalog(PROJECT).all()}
     finally:
         app.close()
     return report, (points, vectors), rows
@@ -151,10 +151,10 @@ def test_ray_actor_killed_mid_batch(plain, make_settings, tmp_path: Path,
     thread.start()
     try:
         report = app.ingest(PDFS, PROJECT)
-        index = app.index(PROJECT)
+        index = app.runtime.projects.index(PROJECT)
         payloads = {h.id: h.payload for h in index.scroll()}
         points = (payloads, index.dense_vectors(sorted(payloads)))
-        rows = {r.doc_id: r.chunks for r in app.catalog(PROJECT).all()}
+        rows = {r.doc_id: r.chunks for r in app.runtime.projects.catalog(PROJECT).all()}
     finally:
         app.close()
     thread.join(5)

@@ -60,7 +60,7 @@ def _state(app: CiteLoom, project: str) -> dict[str, int]:
     """doc_id -> number of chunks, checking no (doc, chunk_index) appears twice."""
     seen: set[tuple[str, int]] = set()
     per_doc: dict[str, int] = {}
-    for h in app.index(project).scroll():
+    for h in app.runtime.projects.index(project).scroll():
         key = (h.payload["doc_id"], h.payload["chunk_index"])
         assert key not in seen, f"duplicate chunk {key}"
         seen.add(key)
@@ -90,10 +90,10 @@ def test_changed_file_is_replaced_without_a_gap(make_settings, papers: Path, mon
     app = CiteLoom(make_settings())
     app.ingest([papers], "p")
     old = {d: n for d, n in _state(app, "p").items()}
-    old_a = app.catalog("p").by_source(str((papers / "a.pdf").resolve()))[0].doc_id
+    old_a = app.runtime.projects.catalog("p").by_source(str((papers / "a.pdf").resolve()))[0].doc_id
     shutil.copy(FIXTURE_PDFS / "cermine__test1.pdf", papers / "a.pdf")  # new content
 
-    index = app.index("p")
+    index = app.runtime.projects.index("p")
     real_delete = index.delete_doc
     seen_at_delete: list[dict[str, int]] = []
 
@@ -112,7 +112,7 @@ def test_changed_file_is_replaced_without_a_gap(make_settings, papers: Path, mon
     assert seen_at_delete[0][old_a] == old[old_a]
     after = _state(app, "p")
     assert old_a not in after and after[new_a] == result["a.pdf"].chunks
-    assert len(app.catalog("p")) == 2
+    assert len(app.runtime.projects.catalog("p")) == 2
     app.close()
 
 
@@ -125,7 +125,7 @@ def test_prune_removes_documents_whose_files_are_gone(make_settings, papers: Pat
     assert kept.count("removed") == 0 and len(_state(app, "p")) == 2
     pruned = app.ingest([papers], "p", prune=True)
     assert pruned.count("removed") == 1
-    assert len(_state(app, "p")) == 1 and len(app.catalog("p")) == 1
+    assert len(_state(app, "p")) == 1 and len(app.runtime.projects.catalog("p")) == 1
     assert app.inspect("p")["missing_documents"] == []
     app.close()
 
@@ -137,14 +137,14 @@ def test_list_projects_counts_from_catalog_and_idle_index_is_released(
     (papers / "b.pdf").unlink()
     app.ingest([papers], "p", prune=True, optimize=False)
     entry = next(e for e in app.list_projects() if e["project"] == "p")
-    assert entry["documents"] == 1 and entry["chunks"] == app.index("p").count()
+    assert entry["documents"] == 1 and entry["chunks"] == app.runtime.projects.index("p").count()
     assert app.release_idle(3600) == []  # just used
     assert app.release_idle(0, busy={"p"}) == []  # an ingest job runs on it
     assert optimized == []
     assert app.release_idle(0) == ["p"]
     assert optimized == ["p"]  # written without optimizing: optimized before letting go
     other = CiteLoom(make_settings())  # another process's turn: the shard opens
-    assert other.index("p").count() == entry["chunks"]
+    assert other.runtime.projects.index("p").count() == entry["chunks"]
     other.close()
     assert app.query("p", "table structure", top_k=2).hits  # reopened on use
     app.close()
@@ -153,8 +153,8 @@ def test_list_projects_counts_from_catalog_and_idle_index_is_released(
 def test_index_held_by_another_process_is_waited_for(make_settings, papers: Path) -> None:
     app = CiteLoom(make_settings())
     app.ingest([papers], "p")
-    chunks = app.index("p").count()
-    shard = app.index("p").shard_dir  # type: ignore[attr-defined]
+    chunks = app.runtime.projects.index("p").count()
+    shard = app.runtime.projects.index("p").shard_dir  # type: ignore[attr-defined]
     app.close()
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time, qdrant_edge as q; "
@@ -164,11 +164,11 @@ def test_index_held_by_another_process_is_waited_for(make_settings, papers: Path
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         impatient = CiteLoom(make_settings())
         with pytest.raises(IndexUnavailable, match="another CiteLoom process"):
-            impatient.index("p").count()
+            impatient.runtime.projects.index("p").count()
         impatient.close()
         started = time.monotonic()
         patient = CiteLoom(make_settings(), index_wait_s=30)
-        assert patient.index("p").count() == chunks
+        assert patient.runtime.projects.index("p").count() == chunks
         assert 0.5 < time.monotonic() - started < 30  # it waited, then got in
         patient.close()
     finally:
@@ -220,11 +220,11 @@ def test_other_chunk_settings_are_refused_then_migrated(make_settings, papers: P
     t.join()
     assert not errors and answers and min(answers) > 0
     assert report.count("indexed") == 2
-    lock = app.index("p").lock()
+    lock = app.runtime.projects.index("p").lock()
     assert lock is not None and lock.chunk_max_tokens == 96
     after = sum(_state(app, "p").values())
     assert after > before
-    assert sum(r.chunks for r in app.catalog("p").all()) == after
+    assert sum(r.chunks for r in app.runtime.projects.catalog("p").all()) == after
     app.ingest([papers], "p")  # the new settings now write without complaint
     app.close()
 
@@ -273,7 +273,7 @@ def test_sigkill_mid_batch_then_rerun_is_consistent(models_dir: Path, tmp_path: 
 
     app = CiteLoom(Settings(data_dir=tmp_path / "data", models_dir=models_dir))
     state = _state(app, "k")  # opens, and asserts no duplicate chunks
-    records = app.catalog("k").all()
+    records = app.runtime.projects.catalog("k").all()
     assert len(records) == 4 and len(state) == 4
     assert all(state[r.doc_id] == r.chunks for r in records)
     app.close()

@@ -248,15 +248,15 @@ def test_a_project_converted_before_the_ladder_is_reread_by_reindex(  # type: ig
     try:
         assert app.ingest([pdf], "p").outcome == "ok"
         project = app.settings.project("p", create=True)
-        rec = app.catalog("p").all()[0]
+        rec = app.runtime.projects.catalog("p").all()[0]
         assert json.loads(rec.health)["repaired"] == 1
         # Make it as an older CiteLoom left it: soup in the cache and the index, no ledger.
         old = convert_file(pdf, unrepaired)
         old.body.meta = None
-        app.store_conversion(rec.content_hash, project,
+        app.runtime.cache.put(rec.content_hash, project,
                              gzip.compress(old.model_dump_json().encode()), pdf.name)
         rec.health = None
-        app.catalog("p").put(rec)
+        app.runtime.projects.catalog("p").put(rec)
         info = app.health("p")
         assert [Path(r["source_path"]).name for r in info["reread"]] == ["old.pdf"]
         assert info["papers_not_whole"] == 1  # the soup in the index reads as unreadable

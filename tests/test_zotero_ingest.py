@@ -92,12 +92,12 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     conn.execute("UPDATE items SET version = version + 1 WHERE key = ?", (library["keys"][0],))
     conn.commit()
     conn.close()
-    app._zotero = None  # the database reader caches; a new run reads again
+    app.reload_zotero()  # the database reader caches; a new run reads again
     monkeypatch.setattr("citeloom.convert.worker.ConversionWorker.convert", _boom)
     edited = app.ingest_zotero("z", "Thesis", annotations=False)
     status = sorted(f.status for f in edited.files)
     assert status == ["indexed", "skipped"], edited.to_dict()
-    assert app.index("z").count() == sum(r.chunks for r in app.catalog("z").all())
+    assert app.runtime.projects.index("z").count() == sum(r.chunks for r in app.runtime.projects.catalog("z").all())
     app.close()
 
 

@@ -314,9 +314,7 @@ class Daemon:
     def _warm_up(self) -> None:
         """Load the query models now, so the first query does not pay for them."""
         try:
-            self.app.sparse()
-            for model in self.app.dense_models_in_use():
-                self.app.dense(model)
+            self.app.warm_up()
         except Exception:  # noqa: BLE001 - reported when a call needs the model
             log.warning("warm-up failed", exc_info=True)
 

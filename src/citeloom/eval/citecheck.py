@@ -68,17 +68,17 @@ def evaluate_citecheck(settings: Settings, ds: Any, *, project: str,
     try:
         ensure_built(app)
         app.query(project, "warm up", top_k=1)
-        app.reranker().score("warm up", ["warm up"])
+        app.runtime.models.reranker().score("warm up", ["warm up"])
         for n, (qid, claim) in enumerate(claims):
             relevant = set(ds.qrels[qid])
             true = sorted(relevant)[0]
             wrong = wrong_paper(qid, corpus_ids, relevant)
             t0 = time.perf_counter()
-            got_true = cc.judge(app, project, claim, SearchFilter(doc_ids=[true]), cc.PASSAGES)
-            got_wrong = cc.judge(app, project, claim, SearchFilter(doc_ids=[wrong]),
+            got_true = cc.judge(app.runtime, project, claim, SearchFilter(doc_ids=[true]), cc.PASSAGES)
+            got_wrong = cc.judge(app.runtime, project, claim, SearchFilter(doc_ids=[wrong]),
                                  cc.PASSAGES)
             w = got_wrong[0].score if got_wrong else cc.WEAK - 10
-            better = cc.better_sources(app, [project], claim, {wrong}, w)
+            better = cc.better_sources(app.runtime, [project], claim, {wrong}, w)
             seconds = time.perf_counter() - t0
             rows.append({"id": qid, "half": "tune" if n % 2 == 0 else "check",
                          "true_doc": true, "wrong_doc": wrong,

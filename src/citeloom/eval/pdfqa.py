@@ -183,7 +183,7 @@ def ingest(app: Any, project: str, corpus: Path, pdfs: list[str],
 
     report = app.ingest(paths, project, progress=progress)
     wanted = {str(p.resolve()) for p in paths}
-    extra = [r.source_path for r in app.catalog(project).all() if r.source_path not in wanted]
+    extra = [r.source_path for r in app.runtime.projects.catalog(project).all() if r.source_path not in wanted]
     if extra:
         raise InvalidInput(f"project {project!r} holds {len(extra)} documents outside the "
                            f"dev set (e.g. {extra[0]}), so scores would not be comparable",
@@ -191,8 +191,8 @@ def ingest(app: Any, project: str, corpus: Path, pdfs: list[str],
     failed = [f for f in report.files if f.status == "failed"]
     for f in failed:
         log(f"  FAILED {f.path}: {(f.error or {}).get('message', '')}")
-    return {"pdfs": len(pdfs), "pages": sum(r.pages for r in app.catalog(project).all()),
-            "chunks": sum(r.chunks for r in app.catalog(project).all()),
+    return {"pdfs": len(pdfs), "pages": sum(r.pages for r in app.runtime.projects.catalog(project).all()),
+            "chunks": sum(r.chunks for r in app.runtime.projects.catalog(project).all()),
             "converted_now": report.count("indexed") + report.count("replaced"),
             "skipped": report.count("skipped"), "failed": [f.path for f in failed],
             "ingest_seconds": round(time.perf_counter() - t0, 1)}
@@ -220,7 +220,7 @@ def run_queries(app: Any, project: str, questions: Sequence[Question], corpus: P
                 log: Callable[[str], None]) -> dict[str, dict[str, dict[str, Any]]]:
     """{question id: {run label: ranks + latency}} for every question in every run."""
     chunk_text = {h.id: h.payload.get("chunk_text", "")
-                  for h in app.index(project).scroll(fields=["chunk_text"])}
+                  for h in app.runtime.projects.index(project).scroll(fields=["chunk_text"])}
     app.query(project, "warm up", mode="hybrid", top_k=1)  # load the models, open the index
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for n, q in enumerate(questions, 1):
@@ -357,11 +357,11 @@ def evaluate_pdfqa(settings: Settings, *, corpus_dir: Path,
     app = CiteLoom(settings, started_by="eval")
     try:
         if rebuild:
-            app.remove_project(project)
+            app.runtime.projects.remove_project(project)
         log(f"ingesting {len(pdfs)} PDFs into project {project!r} ({settings.index_dir})")
         built = ingest(app, project, corpus, pdfs, log)
         cfg = app.settings.project(project, create=True)
-        lock = app.index(project).lock() or app.model_lock(cfg)
+        lock = app.runtime.projects.index(project).lock() or app.runtime.models.model_lock(cfg)
         log(f"asking {len(questions)} questions x {len(runs)} runs")
         t0 = time.perf_counter()
         records = run_queries(app, project, questions, corpus, runs, max_chars, log)

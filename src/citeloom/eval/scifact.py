@@ -281,7 +281,7 @@ def _marker_path(settings: Settings, project: str) -> Path:
 def _wanted_marker(app: CiteLoom, project: str, ds: Dataset) -> dict[str, Any]:
     cfg = app.settings.project(project, create=True)
     return {"version": MARKER_VERSION, "dataset": ds.name, "corpus_sha256": ds.corpus_sha256,
-            "documents": len(ds.corpus), "model_lock": app.model_lock(cfg).to_dict(),
+            "documents": len(ds.corpus), "model_lock": app.runtime.models.model_lock(cfg).to_dict(),
             "text": "title (heading) + abstract"}
 
 
@@ -297,7 +297,7 @@ def built_chunks(app: CiteLoom, project: str, ds: Dataset) -> int | None:
     if any(marker.get(k) != v for k, v in wanted.items()):
         return None
     try:
-        count = app.index(project).count()
+        count = app.runtime.projects.index(project).count()
     except CiteLoomError:
         return None
     return count if count == marker.get("chunks") else None
@@ -308,7 +308,7 @@ def build_project(app: CiteLoom, project: str, ds: Dataset,
     """(Re)build the project from the corpus; returns (chunks, seconds)."""
     from citeloom.service import TextDoc
 
-    app.remove_project(project)
+    app.runtime.projects.remove_project(project)
     _marker_path(app.settings, project).unlink(missing_ok=True)
     docs = []
     for d in ds.corpus:
@@ -354,11 +354,11 @@ def deep_search(app: CiteLoom, project: str, dense: list[float] | None, sparse: 
     from citeloom.index import SearchFilter
 
     cfg = app.settings.project(project, create=True)
-    hits = app.index(project).search(
+    hits = app.runtime.projects.index(project).search(
         dense=dense, sparse=sparse, mode=mode, limit=depth,  # type: ignore[arg-type]
         flt=SearchFilter(exclude_labels=["reference"]), fusion=fusion,  # type: ignore[arg-type]
         rrf_k=cfg.rrf_k, prefetch=cfg.prefetch,
-        dense_weight=app.index(project).lock().dense_weight)
+        dense_weight=app.runtime.projects.index(project).lock().dense_weight)
     return dedupe(h.payload.get("doc_id", h.id) for h in hits)
 
 
@@ -367,9 +367,9 @@ def run_queries(app: CiteLoom, project: str, queries: dict[str, str], depth: int
     """Every query in every run: top-10 documents from ``CiteLoom.query`` and the deep
     ranking for Recall@100; plus per-run query latency."""
     cfg = app.settings.project(project, create=True)
-    lock = app.index(project).lock() or app.model_lock(cfg)
-    dense_model = app.dense(lock.dense_model)
-    sparse_model = app.sparse()
+    lock = app.runtime.projects.index(project).lock() or app.runtime.models.model_lock(cfg)
+    dense_model = app.runtime.dense(lock.dense_model)
+    sparse_model = app.runtime.sparse()
     top10: dict[str, dict[str, list[str]]] = {label: {} for label, _, _ in RUNS}
     deep: dict[str, dict[str, list[str]]] = {label: {} for label, _, _ in RUNS}
     latency: dict[str, list[float]] = {label: [] for label, _, _ in RUNS}

@@ -14,7 +14,8 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from citeloom.errors import CiteLoomError, ConversionFailed, InvalidInput
 from citeloom.report import FileResult
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
 
     from citeloom.config import ProjectConfig
-    from citeloom.embed.chunk import Chunk
+    from citeloom.embed.chunk import Chunk, Chunker
+    from citeloom.embed.encoders import DenseEmbedder, SparseEmbedder
 
 
 @dataclass
@@ -57,6 +59,22 @@ class Prepared:
 Outcome = tuple[Job, Prepared | CiteLoomError]
 
 
+class Resources(Protocol):
+    """What preparing a document needs: the runtime in this process
+    (:class:`citeloom.runtime.Runtime`), or a pool worker's or Ray actor's own
+    (:class:`citeloom.ingest.tasks.WorkerSide`)."""
+
+    def convert(self, path: Path, project: ProjectConfig, content_hash: str,
+                ocr_languages: list[str] | None = None,
+                warnings: list[dict[str, str]] | None = None) -> DoclingDocument: ...
+
+    def chunker(self, project: ProjectConfig) -> Chunker: ...
+
+    def dense(self, model_id: str) -> DenseEmbedder: ...
+
+    def sparse(self) -> SparseEmbedder: ...
+
+
 class Executor(ABC):
     #: What reports call it (``IngestReport.executor``); may be refined while it runs.
     name: str = "in process"
@@ -72,8 +90,8 @@ class InProcess(Executor):
     """Each job in this process, in order (the conversion itself runs in the service's
     worker process, with its timeout)."""
 
-    def __init__(self, resources: Any) -> None:
-        self.resources = resources  # convert(), chunker(), dense(), sparse(): the service
+    def __init__(self, resources: Resources) -> None:
+        self.resources = resources  # the runtime: convert(), chunker(), dense(), sparse()
 
     def run(self, work: Iterable[Job | FileResult], project: ProjectConfig
             ) -> Iterator[Outcome | FileResult]:
@@ -90,24 +108,7 @@ class InProcess(Executor):
                 yield job, ConversionFailed(f"{name}: {type(exc).__name__}: {exc}")
 
 
-def reread(doc: DoclingDocument, project: ProjectConfig) -> bool:
-    """Whether a cached conversion should be made again: it predates the health ledger and
-    has pages whose text does not read as language, which today's repair ladder re-reads
-    (a reindex or re-ingest after an upgrade fixes them; healthy conversions are kept)."""
-    from citeloom.convert.health import stale
-
-    return project.text_repair and bool(stale(doc))
-
-
-def cache_damaged(name: str, entry: str, exc: BaseException) -> dict[str, str]:
-    """The warning for a cached conversion that did not read back (converted again)."""
-    from citeloom.errors import CacheDamaged
-
-    return CacheDamaged(f"{name}: its cached conversion {entry} was unreadable "
-                        f"({type(exc).__name__}); converted again").to_dict()
-
-
-def prepare(job: Job, project: ProjectConfig, res: Any) -> Prepared:
+def prepare(job: Job, project: ProjectConfig, res: Resources) -> Prepared:
     """Convert (or take the text of) one unit, chunk it and embed the chunks."""
     from citeloom.convert.health import ledger_of
 
@@ -190,7 +191,7 @@ def text_document(name: str, title: str, text: str, *, headings: bool = False
     return doc
 
 
-def chunk_document(res: Any, doc: DoclingDocument, path: Any, project: ProjectConfig
+def chunk_document(res: Resources, doc: DoclingDocument, path: Any, project: ProjectConfig
                    ) -> tuple[list[Chunk], str, DoclingDocument]:
     """Heading levels, title, normalised text (``structure.restructure``, applied to the
     cached conversion so rule changes need no reconversion), then chunks and the title."""

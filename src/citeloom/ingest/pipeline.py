@@ -28,13 +28,13 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from citeloom import system as space
 from citeloom.errors import CiteLoomError, DiskFull, IndexDamaged, SourceNotFound, as_error
 from citeloom.index import Index, PointData
 from citeloom.index.catalog import Catalog, DocRecord, catalogued
-from citeloom.ingest.executor import Executor, Job, Prepared
+from citeloom.ingest.executor import Executor, InProcess, Job, Prepared
 from citeloom.payload import chunk_id, chunk_payload, merge_metadata
 from citeloom.provision import sha256_file
 from citeloom.report import FileResult, IngestReport, write_audit
@@ -43,6 +43,7 @@ from citeloom.structure.citekeys import ensure_citekey
 
 if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
+    from citeloom.runtime import Runtime
 
 ProgressFn = Callable[[str, FileResult | None], None]
 MARK = "INGESTING"  # beside the catalog while a run writes; left behind by a killed one
@@ -55,9 +56,9 @@ class Pipeline:
     ``catalog_writes=False`` (reindex into a new generation) keeps the catalog as it is and
     collects the rows in :attr:`records`, to be written once the generation is promoted."""
 
-    def __init__(self, app: Any, project: ProjectConfig, index: Index, catalog: Catalog,
+    def __init__(self, rt: Runtime, project: ProjectConfig, index: Index, catalog: Catalog,
                  executor: Executor, *, catalog_writes: bool = True) -> None:
-        self.app = app  # the service: its swap lock, data dir, unoptimized set
+        self.rt = rt  # the service: its swap lock, data dir, unoptimized set
         self.project = project
         self.index = index
         self.catalog = catalog
@@ -90,7 +91,7 @@ class Pipeline:
         finally:  # an executor's workers stop now, also when the run stops early
             if hasattr(outcomes, "close"):
                 outcomes.close()
-        with self.app._swap:
+        with self.rt.projects.swap:
             if killed_before:
                 self._sweep()
             finished = list(source.finish(ctx))
@@ -100,10 +101,10 @@ class Pipeline:
             # A server's optimize() is one settings call (turning indexing on after a
             # bulk load), never a rewrite in this process: always done.
             if optimize or source.always_optimize or not self.index.exclusive:
-                with self.app._swap:  # a write step too (it rewrites segments)
+                with self.rt.projects.swap:  # a write step too (it rewrites segments)
                     self._optimize()
             else:  # the MCP server optimizes once the project is idle
-                self.app._unoptimized.add(self.index.project)
+                self.rt.projects.unoptimized.add(self.index.project)
         report.seconds = time.perf_counter() - started
         report.executor = self.executor.name
         self._audit(started_by)
@@ -146,7 +147,7 @@ class Pipeline:
 
     def _audit(self, started_by: str) -> None:
         try:
-            write_audit(self.app.settings.data_dir, self._report, started_by)
+            write_audit(self.rt.settings.data_dir, self._report, started_by)
         except OSError as exc:  # the run's work is done; a log that cannot be written
             self._report.warnings.append(as_error(exc).to_dict())  # (a full disk) is noted
 
@@ -166,7 +167,7 @@ class Pipeline:
     def _optimize(self) -> None:
         """Optimize, when there is room: it rewrites segments, so it may need as much space
         again as the index holds. Without the room it is left for later, with a warning."""
-        folder = self.app.settings.index_dir / self.project.name
+        folder = self.rt.settings.index_dir / self.project.name
         need = space.allocated_bytes(folder) if folder.is_dir() else 0
         try:
             space.require(folder, need, f"optimizing project {self.project.name!r}")
@@ -217,13 +218,13 @@ class Pipeline:
         unit = job.unit
         if unit.path is not None:
             pages = space.pdf_pages(unit.path)
-            cached = self.app._cache_path(job.content_hash, self.project).is_file()
+            cached = self.rt.cache.path(job.content_hash, self.project).is_file()
             need = space.document_need(pages=pages, cached=cached)
             what = f"indexing {unit.path.name} ({pages} page(s))"
         else:
             need = space.document_need(chunks=max(1, len(unit.text or "") // 800))
             what = f"indexing {unit.label}"
-        space.require(self.app.settings.index_dir, need, what)
+        space.require(self.rt.settings.index_dir, need, what)
 
     def _plan(self, unit: Unit) -> Job | FileResult:
         """A job for the unit, or a ``skipped`` result when the index has it unchanged:
@@ -316,11 +317,11 @@ class Pipeline:
         if not pending:
             return
         points = [p for _, _, pts, _ in pending for p in pts]
-        space.require(self.app.settings.index_dir, len(points) * space.BYTES_PER_CHUNK,
+        space.require(self.rt.settings.index_dir, len(points) * space.BYTES_PER_CHUNK,
                       f"writing {len(points)} chunks of {Path(pending[0][0].unit.label).name}"
                       + (f" and {len(pending) - 1} more" if len(pending) > 1 else ""))
         self._pending = []
-        with self.app._swap:
+        with self.rt.projects.swap:
             try:
                 self.index.upsert(points)
             except (DiskFull, IndexDamaged):
@@ -350,3 +351,28 @@ class Pipeline:
         for job, result, _, _ in pending:  # outside the lock: a progress callback may cancel
             result.seconds = round(time.perf_counter() - job.started, 3)
             self._emit(result)
+
+
+def make_executor(rt: Runtime, workers: int | None = None, ray: str | None = None
+              ) -> Executor:
+    """Where convert, chunk and embed run: on Ray when ``ray`` (an address, or
+    ``local``) or ``[cluster] address`` says so (unless ``workers`` is given), else in
+    ``workers`` local processes (default ``[defaults] workers``, else the machine's
+    rule, ``executor_pool.default_workers``); one is this process with its worker."""
+    if ray is None and workers is None:
+        ray = rt.settings.cluster.address
+    if ray:
+        from citeloom.ingest.ray import RayExecutor
+
+        return RayExecutor(rt, ray)
+    if workers is None:
+        workers = rt.settings.workers
+    if workers is None:
+        from citeloom.ingest.pool import default_workers
+
+        workers = default_workers()
+    if workers <= 1:
+        return InProcess(rt)
+    from citeloom.ingest.pool import Pool
+
+    return Pool(rt, workers)

@@ -34,6 +34,7 @@ from citeloom.report import FileResult
 
 if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
+    from citeloom.runtime import Runtime
 
 #: Peak resident memory of one worker converting a text PDF, models loaded, measured on
 #: the benchmark set (docs/BENCHMARKS.md, "Scale"); the default rule keeps this much free
@@ -110,10 +111,10 @@ class _Slot:
 class Pool(Executor):
     """``workers`` processes, each with its own deadline and crash isolation."""
 
-    def __init__(self, app: Any, workers: int) -> None:
-        self.app = app
+    def __init__(self, rt: Runtime, workers: int) -> None:
+        self.rt = rt
         self.workers = workers
-        self.threads = threads_per_worker(workers, app.settings.threads)
+        self.threads = threads_per_worker(workers, rt.settings.threads)
         self.name = f"{workers} worker processes ({self.threads} threads each)"
         self.peak_rss_mb: float = 0.0  # the largest worker's, for the benchmark
         self.seconds: dict[str, float] = {}  # workers' time converting, preparing in all
@@ -123,7 +124,7 @@ class Pool(Executor):
     def _start(self) -> _Slot:
         ctx = mp.get_context("spawn")  # no fork: the driver holds threads and open shards
         parent, child = ctx.Pipe()
-        proc = ctx.Process(target=_serve, args=(child, str(self.app.settings.models_dir),
+        proc = ctx.Process(target=_serve, args=(child, str(self.rt.settings.models_dir),
                                                 self.threads),
                            name="citeloom-prepare", daemon=True)
         proc.start()
@@ -197,7 +198,7 @@ class Pool(Executor):
                 continue
             self._keys += 1
             try:
-                task = to_task(self._keys, job, self.app, project, ship=False)
+                task = to_task(self._keys, job, self.rt, project, ship=False)
             except OSError as exc:
                 yield job, ConversionFailed(f"{job.unit.label}: {exc}",
                                             "check the file, then ingest again")
@@ -228,7 +229,7 @@ class Pool(Executor):
             yield self._lost(slot, project)
             return
         self._note_rss(slot)
-        yield job, finish(done, job, self.app, project, self.seconds)
+        yield job, finish(done, job, self.rt, project, self.seconds)
 
     def _lost(self, slot: _Slot, project: ProjectConfig) -> Outcome:
         """The job of a worker that died or ran out of time: killed, replaced on demand,

@@ -38,6 +38,7 @@ from citeloom.report import FileResult
 
 if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
+    from citeloom.runtime import Runtime
 
 START_GRACE_S = 120  # a new actor's first document may wait for Docling and models to load
 _log = logging.getLogger(__name__)
@@ -138,10 +139,10 @@ class _Running:
 class RayExecutor(Executor):
     """A pool of :class:`PrepareActor` on the Ray cluster at ``address``."""
 
-    def __init__(self, app: Any, address: str) -> None:
-        self.app = app
+    def __init__(self, rt: Runtime, address: str) -> None:
+        self.rt = rt
         self.address = address
-        self.cluster = app.settings.cluster
+        self.cluster = rt.settings.cluster
         self.retried: list[str] = []  # documents sent again after their actor died
         self.actor_pids: dict[Any, int] = {}  # live actors' pids (a test kills one)
         self.busy: dict[Any, str] = {}  # actor -> the label of the document it holds
@@ -188,7 +189,7 @@ class RayExecutor(Executor):
         if self._cls is None:  # Ray never restarts an actor, nor replays its calls: we do
             self._cls = ray.remote(num_cpus=cpus, memory=self.reserve,
                                    max_restarts=0, max_task_retries=0)(PrepareActor)
-        actor = self._cls.remote(str(self.app.settings.models_dir), cpus)
+        actor = self._cls.remote(str(self.rt.settings.models_dir), cpus)
         self.actor_pids[actor] = 0
         return actor
 
@@ -232,7 +233,7 @@ class RayExecutor(Executor):
                         continue
                     job, attempt = item, 1
                 try:
-                    task = to_task(key, job, self.app, project, ship=True)
+                    task = to_task(key, job, self.rt, project, ship=True)
                 except OSError as exc:
                     yield job, ConversionFailed(f"{job.unit.label}: {exc}",
                                                 "check the file, then ingest again")
@@ -289,7 +290,7 @@ class RayExecutor(Executor):
                 deaths_in_a_row = 0
                 fresh.discard(run.actor)
                 idle.append(run.actor)
-                finished.append((run.job, finish(done, run.job, self.app, project,
+                finished.append((run.job, finish(done, run.job, self.rt, project,
                                                  self.seconds)))
             now = time.monotonic()
             for ref, run in list(running.items()):

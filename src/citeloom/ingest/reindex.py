@@ -19,56 +19,56 @@ if TYPE_CHECKING:
     from citeloom.ingest.executor import Executor
     from citeloom.ingest.pipeline import ProgressFn
     from citeloom.report import IngestReport
-    from citeloom.service.app import CiteLoom
+    from citeloom.runtime import Runtime
 
 
-def target(app: CiteLoom, project_name: str | None, dense_model: str | None) -> ProjectConfig:
+def target(rt: Runtime, project_name: str | None, dense_model: str | None) -> ProjectConfig:
     """The settings a reindex builds with: the project's own, with today's chunker unless
     the configuration names one, and ``dense_model`` if given (refused when the
     configuration names another)."""
-    project = app.settings.project(project_name, create=True)
+    project = rt.settings.project(project_name, create=True)
     update: dict[str, Any] = {}
-    if not app.settings.pins(project.name, "chunker"):
+    if not rt.settings.pins(project.name, "chunker"):
         update["chunker"] = DEFAULT_CHUNKER
     if dense_model and dense_model != project.dense_model:
         dense_spec(dense_model)  # one CiteLoom can provision, or a clear error
-        if app.settings.pins(project.name, "dense_model"):
+        if rt.settings.pins(project.name, "dense_model"):
             raise InvalidInput(
                 f"project {project.name!r} is configured with dense_model = "
                 f"{project.dense_model!r}",
-                f"change dense_model in {app.settings.config_path or 'citeloom.toml'} "
+                f"change dense_model in {rt.settings.config_path or 'citeloom.toml'} "
                 "to the new model and run `citeloom reindex` again")
         update["dense_model"] = dense_model
     return project.model_copy(update=update)
 
 
-def rebuild(app: CiteLoom, project: ProjectConfig, progress: ProgressFn | None,
+def rebuild(rt: Runtime, project: ProjectConfig, progress: ProgressFn | None,
             started_by: str | None, executor: Executor) -> IngestReport:
     """Build the new generation and swap it in (the caller holds the project's writer)."""
-    store = app.store(project)
-    old = app.index(project.name)
-    catalog = app.catalog(project.name)
+    store = rt.projects.store(project)
+    old = rt.projects.index(project.name)
+    catalog = rt.projects.catalog(project.name)
     new = store.new_generation(project.name)
-    new.ensure(app.model_lock(project), app.index_params(project))
+    new.ensure(rt.models.model_lock(project), rt.models.index_params(project))
 
     def meta_of(doc_id: str) -> dict[str, Any] | None:
         first = next(iter(old.scroll(doc_id, batch=1)), None)
         return external_metadata(first.payload) if first else None
 
-    records = CatalogSource(catalog.all(), lambda h: app._cache_path(h, project).is_file(),
+    records = CatalogSource(catalog.all(), lambda h: rt.cache.path(h, project).is_file(),
                             meta_of, lambda doc_id: [h.payload for h in old.scroll(doc_id)])
     texts = text_documents(old, [r.doc_id for r in records.records])
     source = ChainSource(records, IndexedTextSource(texts)) if texts else records
-    pipeline = Pipeline(app, project, new, catalog, executor, catalog_writes=False)
+    pipeline = Pipeline(rt, project, new, catalog, executor, catalog_writes=False)
     try:
         report = pipeline.run(source, progress=progress, optimize=True,
-                              started_by=started_by or app.started_by)
+                              started_by=started_by or rt.started_by)
     except BaseException:
         store.drop(project.name, new)
         raise
-    with app._swap:  # the new generation and its catalog rows: one step
+    with rt.projects.swap:  # the new generation and its catalog rows: one step
         store.promote(project.name, new)
-        app._indexes[project.name] = new
+        rt.projects.open_indexes[project.name] = new
         old.close()
         pipeline.commit_records(replacing=records.records)
     return report

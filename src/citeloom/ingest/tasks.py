@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
     from citeloom.embed.chunk import Chunker
     from citeloom.embed.encoders import DenseEmbedder, SparseEmbedder
+    from citeloom.runtime import Runtime
 
 
 @dataclass
@@ -82,15 +83,15 @@ def peak_rss_mb(pid: int | str = "self") -> float:
     return 0.0
 
 
-def to_task(key: int, job: Job, app: Any, project: ProjectConfig, *, ship: bool) -> Task:
+def to_task(key: int, job: Job, rt: Runtime, project: ProjectConfig, *, ship: bool) -> Task:
     """The task for ``job``; ``ship`` sends the file's bytes instead of its path."""
     unit = job.unit
     task = Task(key, job.doc_id, job.content_hash, unit.label, text=unit.text,
                 title=unit.title, headings=unit.headings, ocr_languages=unit.ocr_languages)
     if unit.path is not None:
         task.name = unit.path.name
-        task.cached = app.cached_conversion(job.content_hash, project)
-        task.cache_name = app._cache_path(job.content_hash, project).name
+        task.cached = rt.cache.get(job.content_hash, project)
+        task.cache_name = rt.cache.path(job.content_hash, project).name
         if ship:
             task.data = unit.path.read_bytes()
         else:
@@ -98,7 +99,7 @@ def to_task(key: int, job: Job, app: Any, project: ProjectConfig, *, ship: bool)
     return task
 
 
-def finish(done: Done, job: Job, app: Any, project: ProjectConfig,
+def finish(done: Done, job: Job, rt: Runtime, project: ProjectConfig,
            seconds: dict[str, float] | None = None) -> Prepared | CiteLoomError:
     """The outcome of a task on the driver: a new conversion goes into the cache first.
     ``seconds`` adds up the workers' time converting and preparing (for the benchmark)."""
@@ -107,7 +108,7 @@ def finish(done: Done, job: Job, app: Any, project: ProjectConfig,
             seconds[name] = seconds.get(name, 0.0) + getattr(done, name)
     if done.conversion is not None:
         try:
-            app.store_conversion(job.content_hash, project, done.conversion,
+            rt.cache.put(job.content_hash, project, done.conversion,
                                  job.unit.path.name if job.unit.path else job.unit.label)
         except CiteLoomError as exc:  # DISK_FULL: the pipeline stops the run
             return exc
@@ -185,7 +186,7 @@ class WorkerSide:
 
         from citeloom.convert.converter import convert_file
         from citeloom.convert.worker import _hint
-        from citeloom.ingest.executor import cache_damaged, reread
+        from citeloom.runtime.cache import cache_damaged, reread
 
         assert self.task is not None
         if self.task.cached is not None:

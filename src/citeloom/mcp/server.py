@@ -561,10 +561,7 @@ def _warm_up(delay_s: float = WARM_UP_AFTER_S) -> None:
         if state.settings.daemon:  # the daemon loads the models; make sure it runs
             state.app.client.health() or state.app.client.start()
             return
-        app = state.app
-        app.sparse()
-        for model_id in app.dense_models_in_use():
-            app.dense(model_id)
+        state.app.warm_up()
         import tiktoken
 
         tiktoken.get_encoding("cl100k_base")

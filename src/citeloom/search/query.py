@@ -10,7 +10,7 @@ import time
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeloom.embed.rerank import RERANK_MODEL
 from citeloom.errors import (
@@ -36,6 +36,9 @@ from citeloom.search.ranking import (
     summed,
     window_query,
 )
+
+if TYPE_CHECKING:
+    from citeloom.runtime import Runtime
 
 RRF_K = 60  # rank fusion across projects, as Qdrant's RRF within one
 # What a hit's score means, per mode (shown beside the hits, and in the docs).
@@ -152,22 +155,22 @@ def _check_query(text: str, top_k: int, mode: str, fusion: str) -> None:
         raise InvalidInput(f"fusion must be rrf or dbsf, not {fusion!r}", "use rrf")
 
 
-def _embed(app: Any, models: Iterable[str], texts: list[str], mode: Mode
+def _embed(rt: Runtime, models: Iterable[str], texts: list[str], mode: Mode
            ) -> dict[str, list[tuple[Any, Any]]]:
     """Per dense model, the (dense, sparse) query vectors of each text, as ``mode`` needs
     them; the sparse ones (the same for every model) are embedded once."""
-    sparse = [app.sparse().embed_query(t) if mode != "dense" else None for t in texts]
+    sparse = [rt.sparse().embed_query(t) if mode != "dense" else None for t in texts]
     out = {}
     for model in dict.fromkeys(models):
-        dense = ([app.dense(model).embed_query(t) for t in texts] if mode != "sparse"
+        dense = ([rt.dense(model).embed_query(t) for t in texts] if mode != "sparse"
                  else [None] * len(texts))
         out[model] = list(zip(dense, sparse, strict=True))
     return out
 
 
-def _lock_for(app: Any, project: Any, mode: Mode) -> ModelLock:
+def _lock_for(rt: Runtime, project: Any, mode: Mode) -> ModelLock:
     """The lock a query of ``project`` in ``mode`` embeds for; raises when it cannot."""
-    lock = app.index(project.name).lock() or app.model_lock(project)
+    lock = rt.projects.index(project.name).lock() or rt.models.model_lock(project)
     if mode != "dense" and lock.sparse_model == "none":
         raise HybridNotSupported(
             f"project {project.name!r} was indexed without sparse vectors",
@@ -192,7 +195,7 @@ def _ms(a: float, b: float) -> float:
     return round((b - a) * 1000, 2)
 
 
-def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid",
+def query(rt: Runtime, project_name: str | None, text: str, *, mode: Mode = "hybrid",
           top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
           group_by_doc: bool = False, include_references: bool = False,
           max_chars: int = PASSAGE_CHARS, per_page: bool = True,
@@ -207,25 +210,25 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
     _check_query(text, top_k, mode, fusion)
     also = check_also(also)
     check_filter(flt)
-    project = app.settings.project(project_name, create=True)
-    lock = _lock_for(app, project, mode)
+    project = rt.settings.project(project_name, create=True)
+    lock = _lock_for(rt, project, mode)
     t1 = time.perf_counter()
-    (dense, sparse), *extra = _embed(app, [lock.dense_model], [text, *also], mode)[
+    (dense, sparse), *extra = _embed(rt, [lock.dense_model], [text, *also], mode)[
         lock.dense_model]
     t2 = time.perf_counter()
     given = flt
     flt = _search_filter(flt, include_references, quoted_phrases(text))
-    hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
+    hits = search_index(rt, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
                         flt=flt, fusion=fusion, group_by_doc=group_by_doc, per_page=per_page,
                         extra=extra, dense_weight=lock.dense_weight)
-    excluded = excluded_for(app, project.name, given)
+    excluded = excluded_for(rt, project.name, given)
     t3 = time.perf_counter()
     depth = project.rerank_depth if rerank is None else rerank
-    hits = second_stage(app, text, hits, depth)
+    hits = second_stage(rt, text, hits, depth)
     t4 = time.perf_counter()
     return QueryResult(
         excluded=excluded,
-        reason=None if hits else empty_reason(app, project.name, given, excluded, mode,
+        reason=None if hits else empty_reason(rt, project.name, given, excluded, mode,
                                               flt.phrases),
         project=project.name, query=text, also=also, mode=mode,
         fusion=fusion if mode == "hybrid" else None,
@@ -236,28 +239,28 @@ def query(app: Any, project_name: str | None, text: str, *, mode: Mode = "hybrid
         timings_ms={"open": _ms(t0, t1), "embed": _ms(t1, t2), "search": _ms(t2, t3),
                     "rerank": _ms(t3, t4), "total": _ms(t0, time.perf_counter())},
         correlation_id=uuid.uuid4().hex[:12], projects=[project.name],
-        warnings=catalog_warnings(app, project.name),
+        warnings=catalog_warnings(rt, project.name),
     )
 
 
-def second_stage(app: Any, text: str, hits: list[Hit], depth: int) -> list[Hit]:
+def second_stage(rt: Runtime, text: str, hits: list[Hit], depth: int) -> list[Hit]:
     """The first ``depth`` hits re-read with the question by the cross-encoder and
     re-ordered (``ranking.reranked``); annotations and notes are read as their text."""
     if depth < 2 or len(hits) < 2:
         return hits
     head = hits[:depth]
-    model = app.reranker()
+    model = rt.models.reranker()
     verdicts = [max(model.score(text, rerank_texts(h))) for h in head]
     return reranked(hits, verdicts)
 
 
-def catalog_warnings(app: Any, name: str) -> list[dict[str, str]]:
+def catalog_warnings(rt: Runtime, name: str) -> list[dict[str, str]]:
     """A query answers from the index alone, but a damaged catalog is said with its code
     (CATALOG_DAMAGED, and the repair), since the project's next ingest would stop on it."""
-    if not (app.settings.index_dir / name / "catalog.sqlite").exists():
+    if not (rt.settings.index_dir / name / "catalog.sqlite").exists():
         return []  # (an index written without a catalog: texts)
     try:
-        app.catalog(name)  # opening reads its schema; it stays open for the next query
+        rt.projects.catalog(name)  # opening reads its schema; it stays open for the next query
     except CatalogDamaged as exc:
         return [{**exc.to_dict(), "message": f"project {name!r}: {exc.message} — this answer "
                  "comes from the index, which is intact"}]
@@ -265,10 +268,10 @@ def catalog_warnings(app: Any, name: str) -> list[dict[str, str]]:
 
 
 # -- across projects ------------------------------------------------------------------------
-def _targets(app: Any, names: list[str] | None) -> list[str]:
+def targets(rt: Runtime, names: list[str] | None) -> list[str]:
     """The projects asked for, in order, each once; None: every project with an index."""
     if names is None:
-        names = app.stored_projects()
+        names = rt.projects.stored_projects()
         if not names:
             raise InvalidProject("no project has an index yet",
                                  "ingest into one first: `citeloom ingest PATH -p NAME`")
@@ -323,7 +326,7 @@ def _models(locks: list[ModelLock]) -> dict[str, str]:
             "sparse": ", ".join(dict.fromkeys(lk.sparse_model for lk in locks))}
 
 
-def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hybrid",
+def query_many(rt: Runtime, names: list[str] | None, text: str, *, mode: Mode = "hybrid",
                top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
                group_by_doc: bool = False, include_references: bool = False,
                max_chars: int = PASSAGE_CHARS, per_page: bool = True,
@@ -338,16 +341,16 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     also = check_also(also)
     check_filter(flt)
     answering, skipped = [], []
-    for name in _targets(app, names):
+    for name in targets(rt, names):
         try:
-            project = app.settings.project(name, create=True)
-            answering.append((project, _lock_for(app, project, mode)))
+            project = rt.settings.project(name, create=True)
+            answering.append((project, _lock_for(rt, project, mode)))
         except CiteLoomError as exc:
             skipped.append(_skip(name, exc))
     if not answering:
         raise _none_answered(skipped)
     t1 = time.perf_counter()
-    vectors = _embed(app, (lock.dense_model for _, lock in answering), [text, *also], mode)
+    vectors = _embed(rt, (lock.dense_model for _, lock in answering), [text, *also], mode)
     t2 = time.perf_counter()
     given = flt
     flt = _search_filter(flt, include_references, quoted_phrases(text))
@@ -355,13 +358,13 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     for project, lock in answering:
         try:
             (dense, sparse), *extra = vectors[lock.dense_model]
-            hits = search_index(app, project, dense=dense, sparse=sparse, mode=mode,
+            hits = search_index(rt, project, dense=dense, sparse=sparse, mode=mode,
                                 top_k=top_k, flt=flt, fusion=fusion,
                                 group_by_doc=group_by_doc, per_page=per_page, extra=extra,
                                 dense_weight=lock.dense_weight)
-            found = excluded_for(app, project.name, given)
+            found = excluded_for(rt, project.name, given)
             if not hits:
-                reasons.append(empty_reason(app, project.name, given, found, mode,
+                reasons.append(empty_reason(rt, project.name, given, found, mode,
                                             flt.phrases))
         except CiteLoomError as exc:
             skipped.append(_skip(project.name, exc))
@@ -374,9 +377,9 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
     rule, merged = merge(ranked, mode, top_k)
     t3 = time.perf_counter()
     depth = rerank if rerank is not None else min(
-        app.settings.project(name, create=True).rerank_depth for name, _, _ in ranked)
+        rt.settings.project(name, create=True).rerank_depth for name, _, _ in ranked)
     if depth >= 2 and len(merged) >= 2:  # the merged list, re-read as one
-        order = second_stage(app, text, [h for _, h in merged], depth)
+        order = second_stage(rt, text, [h for _, h in merged], depth)
         where = {id(h): name for name, h in merged}
         merged = [(where[id(h)], h) for h in order]
     t4 = time.perf_counter()
@@ -392,7 +395,7 @@ def query_many(app: Any, names: list[str] | None, text: str, *, mode: Mode = "hy
                     "rerank": _ms(t3, t4), "total": _ms(t0, time.perf_counter())},
         correlation_id=uuid.uuid4().hex[:12], projects=[name for name, _, _ in ranked],
         skipped=skipped, merge=rule,
-        warnings=[w for name, _, _ in ranked for w in catalog_warnings(app, name)])
+        warnings=[w for name, _, _ in ranked for w in catalog_warnings(rt, name)])
 
 
 def _check_ids(chunk_ids: list[str], negative_ids: list[str], top_k: int) -> None:
@@ -407,20 +410,20 @@ def _check_ids(chunk_ids: list[str], negative_ids: list[str], top_k: int) -> Non
     _check_top_k(top_k)
 
 
-def similar(app: Any, project_name: str | None, chunk_ids: list[str],
+def similar(rt: Runtime, project_name: str | None, chunk_ids: list[str],
             negative_ids: list[str] | None = None, top_k: int = 10,
             flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> list[Passage]:
     """Passages like the given chunks (and unlike ``negative_ids``). No query text here:
     a long chunk shows its head (its first sentences)."""
     _check_ids(chunk_ids, [], top_k)
     check_filter(flt)
-    project = app.settings.project(project_name, create=True)
-    with app._swap:
-        hits = app.index(project.name).recommend(chunk_ids, negative_ids or [], top_k, flt)
+    project = rt.settings.project(project_name, create=True)
+    with rt.projects.swap:
+        hits = rt.projects.index(project.name).recommend(chunk_ids, negative_ids or [], top_k, flt)
     return [passage(rank, h, max_chars, project=project.name) for rank, h in enumerate(hits, 1)]
 
 
-def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
+def similar_many(rt: Runtime, names: list[str] | None, chunk_ids: list[str],
                  negative_ids: list[str] | None = None, top_k: int = 10,
                  flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> SimilarResult:
     """Passages like the given chunks in several projects (None: all). The chunks may come
@@ -431,11 +434,11 @@ def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
     _check_ids(chunk_ids, negative_ids, top_k)
     check_filter(flt)
     opened, skipped = [], []
-    for name in _targets(app, names):
+    for name in targets(rt, names):
         try:
-            project = app.settings.project(name, create=True)
-            index = app.index(project.name)
-            opened.append((project.name, index, index.lock() or app.model_lock(project)))
+            project = rt.settings.project(name, create=True)
+            index = rt.projects.index(project.name)
+            opened.append((project.name, index, index.lock() or rt.models.model_lock(project)))
         except CiteLoomError as exc:
             skipped.append(_skip(name, exc))
     vectors: dict[str, tuple[str, list[float]]] = {}  # chunk id -> (dense model, vector)
@@ -443,7 +446,7 @@ def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
     for entry in list(opened):
         name, index, lock = entry
         try:
-            with app._swap:
+            with rt.projects.swap:
                 found = index.dense_vectors([i for i in wanted if i not in vectors])
         except CiteLoomError as exc:  # locked by another process, say
             skipped.append(_skip(name, exc))
@@ -469,7 +472,7 @@ def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
         f = dataclasses.replace(flt) if flt else SearchFilter()
         f.exclude_ids = sorted({*f.exclude_ids, *wanted})
         try:
-            with app._swap:
+            with rt.projects.swap:
                 hits = index.recommend_vectors(pos, neg, top_k, f)
         except CiteLoomError as exc:
             skipped.append(_skip(name, exc))
@@ -484,7 +487,7 @@ def similar_many(app: Any, names: list[str] | None, chunk_ids: list[str],
                           for rank, (name, h) in enumerate(merged, 1)])
 
 
-def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode, top_k: int,
+def search_index(rt: Runtime, project: Any, *, dense: Any, sparse: Any, mode: Mode, top_k: int,
                  flt: SearchFilter | None, fusion: Fusion, group_by_doc: bool,
                  per_page: bool = True, extra: Sequence[tuple[Any, Any]] = (),
                  dense_weight: int = 1) -> list[Hit]:
@@ -498,11 +501,11 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
     in hybrid, each round's fusion ranks the passages that are left.
     ``extra``: the (dense, sparse) vectors of other phrasings of the question; each is
     searched the same way and a chunk's scores are summed (:func:`summed`)."""
-    index = app.index(project.name)
+    index = rt.projects.index(project.name)
     phrasings = [(dense, sparse), *extra]
 
     def ask(limit: int, f: SearchFilter | None) -> list[Hit]:
-        with app._swap:
+        with rt.projects.swap:
             runs = [index.search(dense=d, sparse=s, mode=mode, limit=limit, flt=f,
                                  fusion=fusion, rrf_k=project.rrf_k,
                                  prefetch=project.prefetch, dense_weight=dense_weight)
@@ -549,15 +552,15 @@ def search_index(app: Any, project: Any, *, dense: Any, sparse: Any, mode: Mode,
     return out[:top_k]
 
 
-def _docs(app: Any, project: str, flt: SearchFilter) -> int:
+def _docs(rt: Runtime, project: str, flt: SearchFilter) -> int:
     """How many documents ``flt`` lets through, counted by their first chunks (the fields
     it asks about are the document's, the same on every chunk): a count in the index, no
     scroll, since it runs with every filtered query."""
-    with app._swap:
-        return app.index(project).count(flt=dataclasses.replace(flt, first_chunks=True))
+    with rt.projects.swap:
+        return rt.projects.index(project).count(flt=dataclasses.replace(flt, first_chunks=True))
 
 
-def excluded_for(app: Any, project: str, flt: SearchFilter | None) -> dict[str, int]:
+def excluded_for(rt: Runtime, project: str, flt: SearchFilter | None) -> dict[str, int]:
     """For each field the filter restricts that documents may lack (a year, authors,
     a citekey…): how many documents of the project lack it, and so cannot match."""
     if flt is None:
@@ -565,25 +568,25 @@ def excluded_for(app: Any, project: str, flt: SearchFilter | None) -> dict[str, 
     out = {}
     for key, (names, _) in FILTERED_FIELDS.items():
         if any(getattr(flt, n) not in (None, [], "") for n in names):
-            n = _docs(app, project, SearchFilter(missing=[key], kinds=["passage"]))
+            n = _docs(rt, project, SearchFilter(missing=[key], kinds=["passage"]))
             if n:
                 out[key] = n
     return out
 
 
-def empty_reason(app: Any, project: str, flt: SearchFilter | None, excluded: dict[str, int],
+def empty_reason(rt: Runtime, project: str, flt: SearchFilter | None, excluded: dict[str, int],
                  mode: str, phrases: list[str] | None = None) -> dict[str, Any]:
     """Why a search of ``project`` found nothing: it is empty; its documents lack what
     the filter asks for; the filter matched nothing else; no passage holds a quoted
     phrase; or (sparse) no passage holds a word of the query."""
-    with app._swap:
-        total = app.index(project).count()
+    with rt.projects.swap:
+        total = rt.projects.index(project).count()
     if not total:
         return {"code": "PROJECT_EMPTY", "project": project,
                 "message": f"project {project!r} has no documents yet",
                 "hint": f"ingest some: `citeloom ingest PATH -p {project}`"}
     if flt is not None and not flt.is_empty():
-        docs = _docs(app, project, SearchFilter())
+        docs = _docs(rt, project, SearchFilter())
         lacking = ", ".join(f"{n} of {docs} documents have no {FILTERED_FIELDS[key][1]}"
                             for key, n in excluded.items())
         return {"code": "FILTERED_OUT", "project": project, "excluded": excluded,

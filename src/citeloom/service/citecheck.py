@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeloom.errors import InvalidInput
 from citeloom.index import SearchFilter
@@ -19,6 +19,9 @@ from citeloom.payload import Passage, snippet
 from citeloom.search import query as search
 from citeloom.service.drafts import ZOTERO_KEY, Citation
 from citeloom.service.library import list_papers
+
+if TYPE_CHECKING:
+    from citeloom.runtime import Runtime
 
 # The cross-encoder's logit at or above which a passage addresses the claim (``found``),
 # and at or above which it does so loosely (``weak``); below: ``not found``. Chosen on the
@@ -77,41 +80,41 @@ def verdict(score: float) -> str:
     return "found" if score >= FOUND else "weak" if score >= WEAK else "not found"
 
 
-def judge(app: Any, project: str, claim: str, flt: SearchFilter, top_k: int
+def judge(rt: Runtime, project: str, claim: str, flt: SearchFilter, top_k: int
           ) -> list[Source]:
     """The best page hits of ``project`` under ``flt`` for ``claim``, each with the
     cross-encoder's verdict on its text, best first."""
-    res = search.query(app, project, claim, top_k=top_k, flt=flt, rerank=0)
+    res = search.query(rt, project, claim, top_k=top_k, flt=flt, rerank=0)
     if not res.hits:
         return []
-    scores = app.reranker().score(claim, [h.text for h in res.hits])
+    scores = rt.models.reranker().score(claim, [h.text for h in res.hits])
     found = [Source(h.citekey, s, h, project) for h, s in zip(res.hits, scores, strict=True)]
     return sorted(found, key=lambda s: -s.score)
 
 
-def better_sources(app: Any, projects: list[str], claim: str, exclude: set[str],
+def better_sources(rt: Runtime, projects: list[str], claim: str, exclude: set[str],
                    floor: float) -> list[Source]:
     """Up to ``BETTER`` papers other than ``exclude`` (doc ids) whose best passage the
     cross-encoder rates at least ``WEAK`` and above ``floor`` (the cited paper's)."""
     out: list[Source] = []
     for project in projects:
-        res = search.query(app, project, claim, top_k=CANDIDATES,
+        res = search.query(rt, project, claim, top_k=CANDIDATES,
                            flt=SearchFilter(exclude_doc_ids=sorted(exclude)),
                            group_by_doc=True, rerank=0)
         hits = res.hits[:CANDIDATES]
         if hits:
-            scores = app.reranker().score(claim, [h.text for h in hits])
+            scores = rt.models.reranker().score(claim, [h.text for h in hits])
             out += [Source(h.citekey, s, h, project) for h, s in zip(hits, scores, strict=True)]
     keep = [s for s in out if s.score >= max(WEAK, floor)]
     return sorted(keep, key=lambda s: -s.score)[:BETTER]
 
 
-def library_keys(app: Any, projects: list[str]) -> dict[str, tuple[str, str, str]]:
+def library_keys(rt: Runtime, projects: list[str]) -> dict[str, tuple[str, str, str]]:
     """citekey, and ``zotero:`` + Zotero item key (as Word drafts cite) -> (project, doc_id,
     citekey) of every paper in ``projects`` (the first wins)."""
     out: dict[str, tuple[str, str, str]] = {}
     for project in projects:
-        for paper in list_papers(app, project):
+        for paper in list_papers(rt, project):
             key = paper["citekey"] or ""
             for name in (key, ZOTERO_KEY + paper["zotero_key"] if paper["zotero_key"] else ""):
                 if name:
@@ -119,20 +122,20 @@ def library_keys(app: Any, projects: list[str]) -> dict[str, tuple[str, str, str
     return out
 
 
-def check(app: Any, projects: list[str], cited: list[Citation]) -> list[Checked]:
+def check(rt: Runtime, projects: list[str], cited: list[Citation]) -> list[Checked]:
     """Every (citation, key) judged, worst verdict first, then in draft order."""
     if not cited:
         raise InvalidInput("the draft has no citations",
                            "cite as \\cite{key} (LaTeX) or [@key] (Markdown), with the "
                            "citekeys of your library (citeloom papers lists them)")
-    where = library_keys(app, projects)
+    where = library_keys(rt, projects)
     out: list[Checked] = []
     for c in cited:
         for key in c.keys:
             item = Checked(key, c.claim, c.line, "not in library", c.locators.get(key, ""))
             if key in where:
                 project, doc_id, item.key = where[key]
-                found = judge(app, project, c.claim, SearchFilter(doc_ids=[doc_id]), PASSAGES)
+                found = judge(rt, project, c.claim, SearchFilter(doc_ids=[doc_id]), PASSAGES)
                 item.best = found[0] if found else None
                 item.verdict = verdict(item.best.score) if item.best else "not found"
                 exclude = {doc_id}
@@ -140,7 +143,7 @@ def check(app: Any, projects: list[str], cited: list[Citation]) -> list[Checked]
                 exclude = set()
             if item.verdict != "found":
                 floor = item.best.score if item.best else WEAK
-                item.better = better_sources(app, projects, c.claim, exclude, floor)
+                item.better = better_sources(rt, projects, c.claim, exclude, floor)
             out.append(item)
     return sorted(out, key=lambda i: (VERDICTS.index(i.verdict), i.line))
 
@@ -159,10 +162,10 @@ class CheckReport:
                 "citations": [c.to_dict() for c in self.citations]}
 
 
-def check_draft(app: Any, draft: str, projects: list[str], cited: list[Citation]
+def check_draft(rt: Runtime, draft: str, projects: list[str], cited: list[Citation]
                 ) -> CheckReport:
     t0 = time.perf_counter()
-    return CheckReport(draft, projects, check(app, projects, cited),
+    return CheckReport(draft, projects, check(rt, projects, cited),
                        time.perf_counter() - t0)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from citeloom.config import DEFAULT_CHUNKER, DEFAULT_DENSE_MODEL
 from citeloom.errors import CacheDamaged, CiteLoomError, InvalidInput, from_dict, repair_hint
@@ -13,21 +13,24 @@ from citeloom.index import Hit, SearchFilter
 from citeloom.index.catalog import is_file_source
 from citeloom.payload import PASSAGE_CHARS, Passage, joined_text, passage
 
+if TYPE_CHECKING:
+    from citeloom.runtime import Runtime
 
-def list_projects(app: Any) -> list[dict[str, Any]]:
+
+def list_projects(rt: Runtime) -> list[dict[str, Any]]:
     """Every configured or indexed project, with figures from its catalog: no shard is
     opened (an Edge shard is exclusive to one process, and loading a large one takes
     time). Indexes written without a catalog (texts) are counted in the index."""
-    names = set(app.settings.projects) | set(app.stored_projects())
+    names = set(rt.settings.projects) | set(rt.projects.stored_projects())
     out = []
     for name in sorted(names):
-        project = app.settings.project(name, create=True)
+        project = rt.settings.project(name, create=True)
         entry: dict[str, Any] = {"project": name, "backend": project.backend,
-                                 "configured": name in app.settings.projects}
+                                 "configured": name in rt.settings.projects}
         try:
-            idx = app.index(name)
+            idx = rt.projects.index(name)
             lock = idx.lock()
-            catalog = app.catalog(name)
+            catalog = rt.projects.catalog(name)
             documents = len(catalog)
             chunks = catalog.total_chunks() if documents or lock is None else idx.count()
             entry.update(indexed=lock is not None, chunks=chunks, documents=documents,
@@ -38,11 +41,11 @@ def list_projects(app: Any) -> list[dict[str, Any]]:
     return out
 
 
-def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, Any]:
-    project = app.settings.project(project_name, create=True)
-    index = app.index(project.name)
+def inspect(rt: Runtime, project_name: str | None, sample: int = 3) -> dict[str, Any]:
+    project = rt.settings.project(project_name, create=True)
+    index = rt.projects.index(project.name)
     lock = index.lock()
-    catalog = app.catalog(project.name)
+    catalog = rt.projects.catalog(project.name)
     stale, missing = [], []
     for rec in catalog.all():
         if not is_file_source(rec.source_path):
@@ -58,7 +61,7 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
         f"{len(bad)} cached conversion(s) of {project.name!r} are unreadable: "
         + ", ".join(p.name for p in bad[:3]),
         repair_hint(project.name) + " (it drops them; an ingest re-makes them from the "
-        "files)").to_dict()] if (bad := app.damaged_cache_entries(
+        "files)").to_dict()] if (bad := rt.cache.damaged(
             project, [r.content_hash for r in catalog.all()])) else []
     samples = []
     for h in index.scroll(batch=max(1, sample)) if sample > 0 else ():
@@ -74,20 +77,20 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
         "chunks": index.count(),
         "documents": len(catalog),
         "model_lock": lock.to_dict() if lock else None,
-        "config_matches_lock": lock is None or lock == app.model_lock(project),
+        "config_matches_lock": lock is None or lock == rt.models.model_lock(project),
         # a project built before the default dense model moved: how to move it too
         "dense_model_upgrade": (
             {"to": DEFAULT_DENSE_MODEL, "command": f"citeloom reindex -p {project.name} "
              f"--dense-model {DEFAULT_DENSE_MODEL}"}
             if lock and lock.dense_model != DEFAULT_DENSE_MODEL
-            and not app.settings.pins(project.name, "dense_model") else None),
+            and not rt.settings.pins(project.name, "dense_model") else None),
         # one built with an older chunker (passages embedded alone): a reindex moves it
         "chunker_upgrade": (
             {"to": DEFAULT_CHUNKER, "command": f"citeloom reindex -p {project.name}"}
             if lock and lock.chunker != DEFAULT_CHUNKER
-            and not app.settings.pins(project.name, "chunker") else None),
+            and not rt.settings.pins(project.name, "chunker") else None),
         "payload_indexes": index.payload_indexes(),
-        "health": health(app, project.name, worst=5),
+        "health": health(rt, project.name, worst=5),
         "stale_documents": stale,
         "missing_documents": missing,
         "sample": samples,
@@ -95,7 +98,7 @@ def inspect(app: Any, project_name: str | None, sample: int = 3) -> dict[str, An
     }
 
 
-def health(app: Any, project_name: str | None, worst: int | None = None) -> dict[str, Any]:
+def health(rt: Runtime, project_name: str | None, worst: int | None = None) -> dict[str, Any]:
     """The project's health ledger, from its catalog: per paper, pages ok / repaired /
     read by OCR / unreadable, its lowest page score and the reading most pages kept; the
     totals; and the papers converted before the ledger existed whose cached conversion has
@@ -103,8 +106,8 @@ def health(app: Any, project_name: str | None, worst: int | None = None) -> dict
     keeps that many papers, worst first (None: all)."""
     from citeloom.convert.health import DocHealth, ledger_of, stale
 
-    project = app.settings.project(project_name, create=True)
-    catalog = app.catalog(project.name)
+    project = rt.settings.project(project_name, create=True)
+    catalog = rt.projects.catalog(project.name)
     papers, reread, unknown = [], [], 0
     totals = {"ok": 0, "repaired": 0, "ocr": 0, "unreadable": 0}
     for rec in catalog.all():
@@ -112,7 +115,7 @@ def health(app: Any, project_name: str | None, worst: int | None = None) -> dict
             continue
         doc_health = DocHealth.from_dict(json.loads(rec.health)) if rec.health else None
         if doc_health is None or not doc_health.ledger:
-            doc = app.cached_document(rec.content_hash, project)
+            doc = rt.cache.document(rec.content_hash, project)
             if doc is None:
                 unknown += 1
                 continue
@@ -142,7 +145,7 @@ def health(app: Any, project_name: str | None, worst: int | None = None) -> dict
             "reread": reread, "unknown": unknown, "summary": said}
 
 
-def annotations(app: Any, project_name: str | None, ref: str,
+def annotations(rt: Runtime, project_name: str | None, ref: str,
                 kinds: list[str] | None = None, max_chars: int = PASSAGE_CHARS) -> list[Passage]:
     """An item's annotations and notes in reading order: annotations by page and place on
     the page (Zotero's sort index), then notes. ``ref`` is the item's citekey or Zotero
@@ -155,9 +158,9 @@ def annotations(app: Any, project_name: str | None, ref: str,
     if not set(kinds) <= {"annotation", "note"}:
         raise InvalidInput(f"kinds must be annotation or note, not {kinds}",
                            "leave kinds out for both")
-    project = app.settings.project(project_name, create=True)
-    with app._swap:
-        index = app.index(project.name)
+    project = rt.settings.project(project_name, create=True)
+    with rt.projects.swap:
+        index = rt.projects.index(project.name)
         hits = list(index.scroll(flt=SearchFilter(citekeys=[ref], kinds=kinds)))
         if not hits:  # a Zotero key, or an item without a citekey
             hits = [h for h in index.scroll(flt=SearchFilter(kinds=kinds))
@@ -178,7 +181,7 @@ def annotations(app: Any, project_name: str | None, ref: str,
     return [passage(rank, h, max_chars) for rank, h in enumerate(whole, 1)]
 
 
-def cite(app: Any, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bibtex",
+def cite(rt: Runtime, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bibtex",
          project_name: str | None = None) -> str:
     """BibTeX or CSL-JSON for citekeys: Better BibTeX's own export when it answers, else
     from the Zotero library, else from what the index stores."""
@@ -186,20 +189,20 @@ def cite(app: Any, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bi
 
     if not citekeys:
         raise InvalidInput("no citekey given", "pass one or more citekeys")
-    bbt = BetterBibTeX(port=app.settings.zotero.bbt_port)
+    bbt = BetterBibTeX(port=rt.settings.zotero.bbt_port)
     if bbt.ready():
         translator = "Better BibTeX" if fmt == "bibtex" else "Better CSL JSON"
         return bbt.export(citekeys, translator)
     found: dict[str, Any] = {}
     unread: CiteLoomError | None = None  # the library named but not readable
-    if app.settings.zotero.configured:
+    if rt.settings.zotero.configured:
         try:
-            found = {i.citekey: i for i in app.zotero_reader().items() if i.citekey}
+            found = {i.citekey: i for i in rt.zotero_reader().items() if i.citekey}
         except CiteLoomError as exc:
             unread = exc
     missing = [k for k in citekeys if k not in found]
     if missing and project_name:
-        index = app.index(app.settings.project(project_name, create=True).name)
+        index = rt.projects.index(rt.settings.project(project_name, create=True).name)
         for h in index.scroll(fields=["citekey", "title", "authors", "year", "doi"]):
             key = h.payload.get("citekey")
             if key in missing and key not in found:
@@ -218,7 +221,7 @@ def cite(app: Any, citekeys: list[str], fmt: Literal["bibtex", "csl-json"] = "bi
                                                 " (or name the project that holds them: "
                                                 "its stored metadata is used)")})
     if still:
-        where = ("" if app.settings.zotero.configured else
+        where = ("" if rt.settings.zotero.configured else
                  "; no Zotero library is configured (ZOTERO_DATA_DIR, ZOTERO_LOCAL or "
                  "ZOTERO_LIBRARY_ID, see docs/ZOTERO.md)")
         raise InvalidInput(f"unknown citekey(s): {', '.join(still)}{where}",
@@ -251,13 +254,13 @@ def _documents(index: Any) -> dict[str, dict[str, Any]]:
     return docs
 
 
-def list_papers(app: Any, project_name: str | None) -> list[dict[str, Any]]:
+def list_papers(rt: Runtime, project_name: str | None) -> list[dict[str, Any]]:
     """A project's papers (documents of kind passage), ordered by citekey, then title: each
     with its citekey, title, authors, year, DOI, tags, collections, where it came from,
     its chunks and pages, and how many of the user's Zotero annotations and notes it has."""
-    project = app.settings.project(project_name, create=True)
-    with app._swap:
-        docs = _documents(app.index(project.name))
+    project = rt.settings.project(project_name, create=True)
+    with rt.projects.swap:
+        docs = _documents(rt.projects.index(project.name))
     extras: dict[str, int] = {}
     for d in docs.values():
         if d.get("kind") in ("annotation", "note") and d.get("citekey"):
@@ -297,7 +300,7 @@ def _match(ref: str, docs: dict[str, dict[str, Any]], rows: list[Any]) -> list[s
                   if ref in (d.get("citekey"), d.get("zotero_key"), d.get("zotero_item")))
 
 
-def remove_documents(app: Any, name: str, refs: list[str]) -> dict[str, Any]:
+def remove_documents(rt: Runtime, name: str, refs: list[str]) -> dict[str, Any]:
     """Remove documents (points and catalog rows) named by ``refs`` (see :func:`_match`).
     Every ref is resolved first: one that names nothing, or a file name that names several
     files, removes nothing at all. Written to the audit log like an ingest."""
@@ -307,9 +310,9 @@ def remove_documents(app: Any, name: str, refs: list[str]) -> dict[str, Any]:
     if not refs:
         raise InvalidInput("no document named", "name documents by doc id, file path, file "
                            "name or citekey; `citeloom papers -p NAME` lists them")
-    with app._swap:
-        index = app.index(name)
-        catalog = app.catalog(name)
+    with rt.projects.swap:
+        index = rt.projects.index(name)
+        catalog = rt.projects.catalog(name)
         rows = catalog.all()
         docs = _documents(index)
         chosen: dict[str, None] = {}
@@ -336,8 +339,8 @@ def remove_documents(app: Any, name: str, refs: list[str]) -> dict[str, Any]:
             report.files.append(FileResult(
                 rec.source_path if rec else doc.get("source_path") or doc_id, "removed",
                 doc_id=doc_id, chunks=doc.get("chunks") or (rec.chunks if rec else 0)))
-    write_audit(app.settings.data_dir, report, app.started_by)
-    project = app.settings.project(name, create=True)
+    write_audit(rt.settings.data_dir, report, rt.started_by)
+    project = rt.settings.project(name, create=True)
     sources = [str(s.expanduser().resolve()) for s in project.sources]
     back = [f.path for f in report.files if Path(f.path).is_file()
             and any(f.path == s or f.path.startswith(s.rstrip("/") + "/") for s in sources)]

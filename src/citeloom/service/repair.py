@@ -25,7 +25,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeloom.errors import CatalogDamaged, CiteLoomError, IndexDamaged, InvalidProject
 from citeloom.index import Index
@@ -34,6 +34,9 @@ from citeloom.index.catalog import Catalog, DocRecord, catalogued
 from citeloom.ingest.pipeline import MARK, Pipeline
 from citeloom.provision import dense_spec, sha256_file
 from citeloom.sources import CatalogSource
+
+if TYPE_CHECKING:
+    from citeloom.runtime import Runtime
 
 PAYLOAD_FIELDS = ["doc_id", "source_path", "content_hash", "doc_chunk_count", "title",
                   "zotero_key", "zotero_version", "page_end", "embed_model"]
@@ -59,30 +62,30 @@ class RepairReport:
                 "chunks": self.chunks, "seconds": round(self.seconds, 3)}
 
 
-def repair(app: Any, project_name: str | None) -> RepairReport:
+def repair(rt: Runtime, project_name: str | None) -> RepairReport:
     """Repair one project (see the module's docstring); the caller holds no handle on it."""
     started = time.perf_counter()
-    project = app.settings.project(project_name, create=True)
+    project = rt.settings.project(project_name, create=True)
     name = project.name
     report = RepairReport(name)
-    root = app.settings.index_dir / name
+    root = rt.settings.index_dir / name
     if not root.is_dir():
         raise InvalidProject(f"project {name!r} has nothing on disk to repair",
                              "list projects with `citeloom projects`")
-    with app._swap:
-        app.forget(name)
-        store = app.store(project)
+    with rt.projects.swap:
+        rt.projects.forget(name)
+        store = rt.projects.store(project)
         rebuild = False
         if project.backend == "edge":
-            rebuild = _pointer(app, store, name, report)
-        index = None if rebuild else _open_index(app, name, report)
-        if index is not None and not _model_lock(app, project, index, report):
+            rebuild = _pointer(rt, store, name, report)
+        index = None if rebuild else _open_index(rt, name, report)
+        if index is not None and not _model_lock(rt, project, index, report):
             rebuild = True
-        catalog = _catalog(app, name, root, index, report)
+        catalog = _catalog(rt, name, root, index, report)
         if catalog is not None:  # before a rebuild, which reads the cache
-            _cache(app, project, [r.content_hash for r in catalog.all()], report)
+            _cache(rt, project, [r.content_hash for r in catalog.all()], report)
         if (index is None or rebuild) and catalog is not None:
-            index = _rebuild(app, project, catalog, index, report)
+            index = _rebuild(rt, project, catalog, index, report)
         elif index is None:
             report.left.append("the index and the catalog are both unreadable: ingest the "
                                "project's sources again (cached conversions make it quick)")
@@ -99,7 +102,7 @@ def repair(app: Any, project_name: str | None) -> RepairReport:
 
 
 # -- 1. CURRENT -------------------------------------------------------------------------------
-def _pointer(app: Any, store: Any, name: str, report: RepairReport) -> bool:
+def _pointer(rt: Runtime, store: Any, name: str, report: RepairReport) -> bool:
     """Make CURRENT name an intact generation; True when there is none (rebuild)."""
     try:
         if store.current_generation(name) is not None:
@@ -108,20 +111,20 @@ def _pointer(app: Any, store: Any, name: str, report: RepairReport) -> bool:
     except IndexDamaged as exc:
         report.found.append(exc.message)
     try:  # a generation holding what the catalog lists beats a newer, half-built one
-        expected: int | None = app.catalog(name).total_chunks()
+        expected: int | None = rt.projects.catalog(name).total_chunks()
     except CiteLoomError:
         expected = None
     gens = list(reversed(store.generations(name)))
     loads: list[tuple[bool, int, str]] = []
     for gen in gens:
         store.point_current(name, gen)
-        app.forget(name)
+        rt.projects.forget(name)
         try:
-            count = app.index(name).count()
+            count = rt.projects.index(name).count()
         except CiteLoomError:
             continue
         loads.append((count == expected, count, gen))
-    app.forget(name)
+    rt.projects.forget(name)
     if loads:
         _, count, gen = max(loads, key=lambda t: (t[0], t[1], t[2]))
         store.point_current(name, gen)
@@ -130,19 +133,19 @@ def _pointer(app: Any, store: Any, name: str, report: RepairReport) -> bool:
         return False
     # None loads: keep the newest (a rebuild replaces it once whole), or start afresh.
     store.point_current(name, gens[0] if gens else None)
-    app.forget(name)
+    rt.projects.forget(name)
     return True
 
 
 # -- 2. model lock ----------------------------------------------------------------------------
-def _model_lock(app: Any, project: Any, index: Index, report: RepairReport) -> bool:
+def _model_lock(rt: Runtime, project: Any, index: Index, report: RepairReport) -> bool:
     """A readable model lock; False when it cannot be restored (rebuild)."""
     try:
         index.lock()
         return True
     except IndexDamaged as exc:
         report.found.append(exc.message)
-    wanted = app.model_lock(project)
+    wanted = rt.models.model_lock(project)
     first = next(iter(index.scroll(batch=1, fields=["embed_model"])), None)
     model = first.payload.get("embed_model") if first else project.dense_model
     dims = _stored_dims(index)
@@ -154,7 +157,7 @@ def _model_lock(app: Any, project: Any, index: Index, report: RepairReport) -> b
     if root is None:
         return False
     atomic_json(Path(root) / "model_lock.json",
-                {**wanted.to_dict(), "params": app.index_params(project).__dict__})
+                {**wanted.to_dict(), "params": rt.models.index_params(project).__dict__})
     report.done.append(f"model lock rewritten from citeloom.toml ({wanted.describe()}); the "
                        "stored vectors are that model's. If the chunk settings changed since "
                        f"the project was built, run `citeloom reindex -p {project.name}`")
@@ -171,46 +174,46 @@ def _stored_dims(index: Index) -> int | None:
 
 
 # -- 3. the shard -----------------------------------------------------------------------------
-def _open_index(app: Any, name: str, report: RepairReport) -> Index | None:
+def _open_index(rt: Runtime, name: str, report: RepairReport) -> Index | None:
     """The current generation, opened and read; None when it does not load."""
     try:
-        index = app.index(name)
+        index = rt.projects.index(name)
         index.count()
         return index
     except (IndexDamaged, InvalidProject) as exc:  # damaged, or its shard is gone
         report.found.append(exc.message)
-        app.forget(name)
+        rt.projects.forget(name)
         return None
 
 
-def _rebuild(app: Any, project: Any, catalog: Catalog, old: Index | None,
+def _rebuild(rt: Runtime, project: Any, catalog: Catalog, old: Index | None,
              report: RepairReport) -> Index | None:
     """A new generation from the catalog's documents (cached conversions, else their
     files), swapped in when whole; the damaged one is removed then. Zotero metadata comes
     from the old generation where it still reads."""
-    store = app.store(project)
+    store = rt.projects.store(project)
     records = catalog.all()
     if not records:
         report.left.append("the index does not load and the catalog lists no document: "
                            "ingest the project's sources again")
         return None
     new = store.new_generation(project.name)
-    new.ensure(app.model_lock(project), app.index_params(project))
+    new.ensure(rt.models.model_lock(project), rt.models.index_params(project))
     metas = {r.doc_id: _meta(old, r.doc_id) for r in records if r.zotero_key}
     # Where the Zotero metadata is lost with the old index, the row is marked changed, so
     # the next Zotero ingest re-reads the item (from the cache: no conversion).
     lost = {d for d, m in metas.items() if m is None}
     records = [replace(r, zotero_version=None) if r.doc_id in lost else r for r in records]
-    source = CatalogSource(records, lambda h: app._cache_path(h, project).is_file(),
+    source = CatalogSource(records, lambda h: rt.cache.path(h, project).is_file(),
                            lambda doc_id: metas.get(doc_id))
-    pipeline = Pipeline(app, project, new, catalog, app.executor(), catalog_writes=False)
+    pipeline = Pipeline(rt, project, new, catalog, rt.executor(), catalog_writes=False)
     try:
         result = pipeline.run(source, optimize=True, started_by="repair")
     except BaseException:
         store.drop(project.name, new)
         raise
     store.promote(project.name, new)
-    app._indexes[project.name] = new
+    rt.projects.open_indexes[project.name] = new
     pipeline.commit_records(replacing=records)
     rebuilt = result.count("indexed")
     report.done.append(f"index rebuilt as {new.generation} from the catalog: {rebuilt} "
@@ -240,16 +243,16 @@ def _meta(old: Index | None, doc_id: str) -> dict[str, Any] | None:
 
 
 # -- 4. the catalog ---------------------------------------------------------------------------
-def _catalog(app: Any, name: str, root: Path, index: Index | None, report: RepairReport
+def _catalog(rt: Runtime, name: str, root: Path, index: Index | None, report: RepairReport
              ) -> Catalog | None:
     path = root / "catalog.sqlite"
     existed = path.is_file()
     try:
-        catalog = app.catalog(name)
+        catalog = rt.projects.catalog(name)
         len(catalog)
     except CatalogDamaged as exc:
         report.found.append(exc.message)
-        app.forget(name)
+        rt.projects.forget(name)
         if index is None:
             report.left.append(f"{path} is unreadable and the index too: nothing to rebuild "
                                "it from")
@@ -259,7 +262,7 @@ def _catalog(app: Any, name: str, root: Path, index: Index | None, report: Repai
         for extra in ("-wal", "-shm"):
             Path(str(path) + extra).unlink(missing_ok=True)
         report.done.append(f"the damaged catalog was moved to {aside.name}")
-        catalog = app.catalog(name)
+        catalog = rt.projects.catalog(name)
     if index is None:
         return catalog
     if not existed:
@@ -337,15 +340,15 @@ def _record(doc_id: str, p: dict[str, Any], chunks: int) -> tuple[DocRecord, boo
 
 
 # -- 5. the conversion cache ------------------------------------------------------------------
-def _cache(app: Any, project: Any, hashes: list[str], report: RepairReport) -> None:
-    bad = app.damaged_cache_entries(project, hashes)
+def _cache(rt: Runtime, project: Any, hashes: list[str], report: RepairReport) -> None:
+    bad = rt.cache.damaged(project, hashes)
     for path in bad:
         path.unlink(missing_ok=True)
     if bad:
         report.found.append(f"{len(bad)} conversion cache entr{'y' if len(bad) == 1 else 'ies'}"
                             " did not decompress")
         report.done.append("dropped them: those documents are converted again when needed")
-    folder = app.settings.data_dir / "cache" / "conversions"
+    folder = rt.settings.data_dir / "cache" / "conversions"
     stale = [p for p in folder.glob("*.tmp") if not _alive(p)] if folder.is_dir() else []
     for path in stale:
         path.unlink(missing_ok=True)

@@ -41,7 +41,7 @@ import tempfile
 import time
 import zlib
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from citeloom import __version__
 from citeloom.errors import (
@@ -56,6 +56,9 @@ from citeloom.index import ModelLock
 from citeloom.index.base import data_end
 from citeloom.system import pid_alive
 
+if TYPE_CHECKING:
+    from citeloom.runtime import Runtime
+
 FORMAT = "citeloom-snapshot/1"
 MANIFEST, MANIFEST_SUM, CATALOG, INDEX = ("manifest.json", "manifest.sha256",
                                           "catalog.sqlite", "index")
@@ -65,11 +68,11 @@ _SHA = re.compile(r"^[0-9a-f]{64}$")
 
 
 # -- taking a snapshot --------------------------------------------------------------------------
-def take(app: Any, project_name: str | None, out: Path) -> dict[str, Any]:
+def take(rt: Runtime, project_name: str | None, out: Path) -> dict[str, Any]:
     """Write the archive of a project to ``out``; returns what it holds."""
     started = time.perf_counter()
-    project = app.settings.project(project_name, create=True)
-    store = app.store(project)
+    project = rt.settings.project(project_name, create=True)
+    store = rt.projects.store(project)
     if store.current_generation(project.name) is None:
         raise InvalidProject(f"project {project.name!r} has no index to snapshot",
                              "list projects with `citeloom projects`")
@@ -78,13 +81,13 @@ def take(app: Any, project_name: str | None, out: Path) -> dict[str, Any]:
         raise InvalidInput(f"{out} is a folder", "give the archive's file name, e.g. "
                            f"{project.name}.tar.gz")
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = _staging(app.settings.index_dir, "snapshot", project.name)
+    staging = _staging(rt.settings.index_dir, "snapshot", project.name)
     try:
         # Opened first (waiting, if need be, for another process to let go of it), so that
         # no query of this process waits for that behind the lock.
-        app.index(project.name).count()
-        with app._swap:  # no write step meanwhile: the index and the catalog of one moment
-            index = app.index(project.name)
+        rt.projects.index(project.name).count()
+        with rt.projects.swap:  # no write step meanwhile: the index and the catalog of one moment
+            index = rt.projects.index(project.name)
             lock = index.lock()
             if lock is None:
                 raise InvalidProject(f"project {project.name!r} has no index to snapshot",
@@ -92,7 +95,7 @@ def take(app: Any, project_name: str | None, out: Path) -> dict[str, Any]:
                                      f"{project.name}`")
             chunks = index.count()
             store.snapshot(project.name, staging / INDEX)
-            catalog = app.catalog(project.name)
+            catalog = rt.projects.catalog(project.name)
             catalog.backup(staging / CATALOG)
             documents = len(catalog)
         manifest = {
@@ -315,15 +318,15 @@ def _check_manifest(m: Any) -> dict[str, dict[str, Any]]:
 
 
 # -- restoring ---------------------------------------------------------------------------------
-def restore(app: Any, archive: Path, project_name: str | None, *,
+def restore(rt: Runtime, archive: Path, project_name: str | None, *,
             force: bool = False) -> dict[str, Any]:
     """Restore ``archive`` as a project; see the module's docstring for the order of
     things. ``force`` replaces an existing project (its old generation is dropped once the
     new one is current)."""
     started = time.perf_counter()
     archive = archive.expanduser().absolute()
-    project = app.settings.project(project_name, create=True)
-    store = app.store(project)
+    project = rt.settings.project(project_name, create=True)
+    store = rt.projects.store(project)
     _refuse_existing(store, project.name, force)
     manifest = verify(archive)  # before anything is written
     if manifest["backend"] != project.backend:
@@ -331,11 +334,11 @@ def restore(app: Any, archive: Path, project_name: str | None, *,
                            f"{project.name!r} uses the {project.backend} backend",
                            "restore it under a name configured for that backend")
     lock = ModelLock(**manifest["model_lock"])
-    root = app.settings.index_dir / project.name
-    with app.writer(project.name):  # no ingest or reindex of the project meanwhile
+    root = rt.settings.index_dir / project.name
+    with rt.projects.writer(project.name):  # no ingest or reindex of the project meanwhile
         existed = _refuse_existing(store, project.name, force)
         had_folder = root.exists()
-        staging = _staging(app.settings.index_dir, "restore", project.name)
+        staging = _staging(rt.settings.index_dir, "restore", project.name)
         new = None
         try:
             if _read(archive, staging) != manifest:
@@ -344,7 +347,7 @@ def restore(app: Any, archive: Path, project_name: str | None, *,
             new = store.restore(project.name, staging / INDEX)
             if new.lock() != lock or new.count() != manifest["counts"]["chunks"]:
                 raise _bad("the restored index does not hold what the manifest says")
-            _swap_in(app, store, project.name, new, staging / CATALOG)
+            _swap_in(rt, store, project.name, new, staging / CATALOG)
         except BaseException:
             if new is not None and store.current_generation(project.name) != new.generation:
                 store.drop(project.name, new)
@@ -357,7 +360,7 @@ def restore(app: Any, archive: Path, project_name: str | None, *,
             "archive": str(archive), "replaced": existed, "generation": new.generation,
             "chunks": manifest["counts"]["chunks"],
             "documents": manifest["counts"]["documents"], "model_lock": lock.to_dict(),
-            "config_matches_lock": lock == app.model_lock(project),
+            "config_matches_lock": lock == rt.models.model_lock(project),
             "snapshot_version": manifest["citeloom_version"], "created": manifest["created"],
             "seconds": round(time.perf_counter() - started, 3)}
 
@@ -371,18 +374,18 @@ def _refuse_existing(store: Any, name: str, force: bool) -> bool:
     return exists
 
 
-def _swap_in(app: Any, store: Any, name: str, new: Any, catalog: Path) -> None:
+def _swap_in(rt: Runtime, store: Any, name: str, new: Any, catalog: Path) -> None:
     """Make the restored generation current, then put its catalog in place of the old one
     (closed first; its WAL and shared-memory files go, or SQLite would replay them onto the
     new one): the order a reindex keeps (index, then catalog), all under ``_swap``."""
-    root = app.settings.index_dir / name
-    with app._swap:
-        old = app._indexes.pop(name, None)
-        cat = app._catalogs.pop(name, None)
+    root = rt.settings.index_dir / name
+    with rt.projects.swap:
+        old = rt.projects.open_indexes.pop(name, None)
+        cat = rt.projects.open_catalogs.pop(name, None)
         if cat is not None:
             cat.close()
         store.promote(name, new)
-        app._indexes[name] = new
+        rt.projects.open_indexes[name] = new
         if old is not None and old is not new:
             old.close()
         root.mkdir(parents=True, exist_ok=True)

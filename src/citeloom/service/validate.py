@@ -125,14 +125,14 @@ def _index_checks(app: Any, settings: Settings, name: str, only: str | None) -> 
 
     project = settings.project(name, create=True)
     try:
-        index = app.index(name)
+        index = app.runtime.projects.index(name)
         lock = index.lock()
         count = index.count()  # loads the shard: a damaged one says so here
     except Exception as exc:  # noqa: BLE001 - reported, never raised
         return [_failed(f"index {name}", exc, only)]
     checks = [Check(f"index {name}", "pass", f"{project.backend}, {count} chunks, "
                     f"generation {index.generation}")]
-    wanted = app.model_lock(project)
+    wanted = app.runtime.models.model_lock(project)
     if lock != wanted:
         checks.append(Check(
             f"model lock {name}", "fail",
@@ -163,7 +163,7 @@ def _catalog_checks(app: Any, settings: Settings, name: str, only: str | None
     from citeloom.errors import repair_hint
 
     try:
-        catalog = app.catalog(name)
+        catalog = app.runtime.projects.catalog(name)
         verdict = catalog.check()
         rows = catalog.all()
     except Exception as exc:  # noqa: BLE001
@@ -174,7 +174,7 @@ def _catalog_checks(app: Any, settings: Settings, name: str, only: str | None
     checks = [Check(f"catalog {name}", "pass", f"{len(rows)} documents"
                     + (" (opened read-only: the disk is full)" if catalog.readonly else ""))]
     try:
-        bad = app.damaged_cache_entries(settings.project(name, create=True),
+        bad = app.runtime.cache.damaged(settings.project(name, create=True),
                                         [r.content_hash for r in rows])
     except Exception as exc:  # noqa: BLE001
         return [*checks, _failed(f"conversion cache {name}", exc, only)]
