@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--idle-s", type=float, default=60)
     args = ap.parse_args()
     from citeloom.config import load_settings
-    from citeloom.service.remote import RemoteCiteLoom
+    from citeloom.daemon.client import RemoteCiteLoom
 
     work = Path(tempfile.mkdtemp(prefix="cl-daemon-"))
     inbox, data = work / "inbox", work / "data"

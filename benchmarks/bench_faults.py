@@ -194,7 +194,8 @@ def state(data_dir: Path, models_dir: Path, project: str) -> dict[str, Any]:
     app = CiteLoom(Settings(data_dir=data_dir, models_dir=models_dir))
     try:
         points = [(h.id, h.payload["doc_id"], h.payload["chunk_index"])
-                  for h in app.runtime.projects.index(project).scroll(fields=["doc_id", "chunk_index"])]
+                  for h in app.runtime.projects.index(project).scroll(
+                      fields=["doc_id", "chunk_index"])]
         rows = {r.doc_id: r.chunks for r in app.runtime.projects.catalog(project).all()}
     finally:
         app.close()

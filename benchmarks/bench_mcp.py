@@ -55,7 +55,7 @@ def main() -> None:
     env = {**os.environ, "CITELOOM_CONFIG": str(ROOT / "citeloom.toml")}
     env.pop("CITELOOM_DAEMON", None)
     from citeloom.config import load_settings
-    from citeloom.service.remote import RemoteCiteLoom
+    from citeloom.daemon.client import RemoteCiteLoom
 
     settings = load_settings(ROOT / "citeloom.toml")
     assert settings.daemon, "the benchmark measures the default: [daemon] enabled"

@@ -29,8 +29,8 @@ from citeloom.service import CiteLoom
 
 def chunks_by_pdf(app: CiteLoom, project: str) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = defaultdict(list)
-    for hit in app.runtime.projects.index(project).scroll(fields=["source_path", "page_start", "page_end",
-                                                 "chunk_text"]):
+    for hit in app.runtime.projects.index(project).scroll(
+            fields=["source_path", "page_start", "page_end", "chunk_text"]):
         out[Path(hit.payload["source_path"]).name].append(hit.payload)
     return out
 
@@ -93,7 +93,8 @@ def main() -> None:
         try:
             runs = []
             for name in sorted(projects, key=lambda n: n != "before"):
-                app.runtime.projects.remove_project(name)  # built afresh, from the cached conversions
+                # built afresh, from the cached conversions
+                app.runtime.projects.remove_project(name)
                 runs.append(measure(app, name, questions, paths))
         finally:
             app.close()

@@ -448,7 +448,8 @@ def test_edit_and_delete_reach_the_index_without_converting(
         first = app.ingest_zotero("edits", "Thesis")
         assert first.outcome == "ok" and first.count("indexed") == 14, first.to_dict()
         long_id = next(f.doc_id for f in first.files if f.path.endswith("NTLNG3XX"))
-        assert app.runtime.projects.index("edits").count(long_id) >= 3  # a note long enough for 3 chunks
+        # a note long enough for 3 chunks
+        assert app.runtime.projects.index("edits").count(long_id) >= 3
 
         def converted(*_a: Any, **_k: Any) -> None:
             raise AssertionError("a PDF was converted again")

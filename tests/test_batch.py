@@ -188,7 +188,8 @@ def test_encrypted_pdf_opens_with_the_project_password(make_settings, tmp_path: 
         (result,) = report.files
         assert result.status == "indexed", result.error
         assert result.pages == 1 and result.chunks > 0
-        text = " ".join(h.payload["chunk_text"] for h in app.runtime.projects.index("locked").scroll())
+        text = " ".join(h.payload["chunk_text"]
+                        for h in app.runtime.projects.index("locked").scroll())
         assert "DocLayNet" in text  # arXiv 2206.01062, p. 3
     finally:
         app.close()

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 
-from citeloom.embed.chunk import Chunker, document_title, token_count
+from citeloom.embed.chunk import Chunker, token_count
 from citeloom.structure.headings import section_kind
+from citeloom.structure.titles import document_title
 
 from .conftest import CORPUS, FIXTURE_PDFS
 

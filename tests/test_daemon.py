@@ -266,7 +266,7 @@ def test_daemon_killed_mid_job_is_replaced_and_nothing_is_lost(lib: dict[str, An
 
 def _files_done(world: dict[str, Any]) -> int:
     from citeloom.config import Settings
-    from citeloom.service.remote import DaemonClient
+    from citeloom.daemon.client import DaemonClient
 
     client = DaemonClient(Settings(data_dir=world["data"], models_dir=world["data"]),
                           spawn=False)

@@ -153,8 +153,9 @@ def test_an_existing_project_keeps_its_model_until_reindexed(tmp_path: Path,
         assert app.settings.project("lib", create=True).dense_model == BGE
         # the PDF's chunks re-embedded, and the text document rebuilt from its passage
         assert app.runtime.projects.index("lib").count() == chunks + 1
-        assert {h.payload["embed_model"] for h in app.runtime.projects.index("lib").scroll()} == {BGE}
-        assert [h.payload["chunk_text"] for h in app.runtime.projects.index("lib").scroll("filters")] == [
+        lib = app.runtime.projects.index("lib")
+        assert {h.payload["embed_model"] for h in lib.scroll()} == {BGE}
+        assert [h.payload["chunk_text"] for h in lib.scroll("filters")] == [
             DOCS[0].text]
         answer = app.query("lib", "table structure recognition", top_k=3)
         assert answer.hits and answer.models["dense"] == BGE

@@ -21,13 +21,13 @@ import pytest
 
 from citeloom.cli import main
 from citeloom.config import DEFAULT_DENSE_MODEL, load_settings
+from citeloom.daemon.client import RemoteCiteLoom
 from citeloom.daemon.server import operations
 from citeloom.errors import CODES, InvalidInput, InvalidProject, SnapshotInvalid
 from citeloom.index import SearchFilter
 from citeloom.index.catalog import Catalog
 from citeloom.search.query import QueryResult, SimilarResult
 from citeloom.service import CiteLoom, TextDoc
-from citeloom.service.remote import RemoteCiteLoom
 from citeloom.service.snapshots import verify
 from citeloom.sources import TextSource, Unit
 

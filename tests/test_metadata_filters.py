@@ -233,7 +233,8 @@ def test_zotero_metadata_wins_and_reindex_keeps_what_the_pdf_states(app: Any) ->
 def test_one_passage_per_paper_returns_top_k_papers(app: Any, mode: str) -> None:
     query = "quality improvement staffing"
     # The premise: the long paper fills the first top_k × 5 passages on its own.
-    dense = app.runtime.dense(app.runtime.models.model_lock(app.settings.project("many", create=True)).dense_model)
+    lock = app.runtime.models.model_lock(app.settings.project("many", create=True))
+    dense = app.runtime.dense(lock.dense_model)
     first = app.runtime.projects.index("many").search(
         dense=dense.embed_query(query) if mode != "sparse" else None,
         sparse=app.runtime.sparse().embed_query(query) if mode != "dense" else None,

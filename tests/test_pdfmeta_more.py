@@ -34,10 +34,10 @@ def found(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     import pypdfium2 as pdfium
 
     from citeloom.convert.converter import build_converter, convert_file
-    from citeloom.embed.chunk import document_title, pdf_metadata_title
     from citeloom.provision import layout_model_path
     from citeloom.structure.headings import find_title
     from citeloom.structure.restructure import restructure
+    from citeloom.structure.titles import document_title, pdf_metadata_title
 
     conv = build_converter(ocr=False, layout_model_path=layout_model_path(models_dir))
     out: dict[str, Any] = {}

@@ -74,7 +74,8 @@ def test_zotero_collection(make_settings, tmp_path: Path, library: dict,  # noqa
         assert runs == ["ZoteroSource"] and zot.count("indexed") == 2, zot.to_dict()
         assert {r["source"] for r in _audit(zot)} == {"zotero"}
         files = app.ingest([_papers(tmp_path)], "f")
-        assert {h.id for h in app.runtime.projects.index("z").scroll()} == {h.id for h in app.runtime.projects.index("f").scroll()}
+        ids = {name: {h.id for h in app.runtime.projects.index(name).scroll()} for name in "zf"}
+        assert ids["z"] == ids["f"]
         assert files.count("indexed") == 2  # other project, from the conversion cache
         cited = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
         assert cited.citekey and cited.zotero_link and cited.year

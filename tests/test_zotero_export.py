@@ -197,11 +197,11 @@ def test_zotero_settings_from_env_and_make_reader(tmp_path: Path) -> None:
     assert (cfg.source, cfg.library_id, cfg.library_type, cfg.bbt_port) == (
         "web", "475425", "group", 24119)
     assert secret not in repr(cfg) and secret not in str(cfg)
-    reader = cfg.reader(use_bbt=False)
+    reader = make_reader(**{**cfg.kwargs(), "use_bbt": False})
     assert isinstance(reader, WebApiReader) and secret not in repr(vars(reader).get("label"))
 
     local = env_reader_config({"ZOTERO_LOCAL": "true", "ZOTERO_LIBRARY_ID": "1"})
-    assert local.source == "local" and isinstance(local.reader(), LocalApiReader)
+    assert local.source == "local" and isinstance(make_reader(**local.kwargs()), LocalApiReader)
     db = env_reader_config({"ZOTERO_DATA_DIR": str(tmp_path)})
     assert db.source == "sqlite" and db.data_dir == tmp_path
     assert make_reader(**db.kwargs()).data_dir == tmp_path  # type: ignore[attr-defined]

@@ -97,7 +97,8 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     edited = app.ingest_zotero("z", "Thesis", annotations=False)
     status = sorted(f.status for f in edited.files)
     assert status == ["indexed", "skipped"], edited.to_dict()
-    assert app.runtime.projects.index("z").count() == sum(r.chunks for r in app.runtime.projects.catalog("z").all())
+    chunks = sum(r.chunks for r in app.runtime.projects.catalog("z").all())
+    assert app.runtime.projects.index("z").count() == chunks
     app.close()
 
 

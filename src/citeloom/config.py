@@ -117,12 +117,6 @@ class ZoteroSettings(BaseModel):
                 "api_key": self.api_key.get_secret_value() if self.api_key else None,
                 "bbt_port": self.bbt_port, "local_port": self.local_port}
 
-    def reader(self, **overrides: Any) -> Any:
-        """A reader of the library (``zotero.ZoteroReader``)."""
-        from citeloom.zotero import make_reader
-
-        return make_reader(**{**self.kwargs(), **overrides})
-
 
 class ClusterSettings(BaseModel):
     """``[cluster]``: ingest on a Ray cluster (``docs/CLUSTER.md``). With ``address`` set,

@@ -14,7 +14,7 @@ from citeloom.cli import library as cli_library
 from citeloom.cli.library import print_json as _print_json
 from citeloom.cli.library import service as _service
 from citeloom.cli.output import print_hits as _print_hits
-from citeloom.errors import InvalidInput
+from citeloom.errors import CiteLoomError, InvalidInput
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_PARTIAL, EXIT_FAILED = 0, 1, 2, 3, 4
 
@@ -336,7 +336,7 @@ def cmd_restore(args: argparse.Namespace, settings: Any) -> int:
 
 
 def cmd_daemon(args: argparse.Namespace, settings: Any) -> int:
-    from citeloom.service.remote import DaemonClient
+    from citeloom.daemon.client import DaemonClient
 
     if args.action == "run":
         from citeloom.daemon.server import run_daemon
@@ -385,7 +385,7 @@ def cmd_serve(args: argparse.Namespace, settings: Any) -> int:
 def cmd_validate(args: argparse.Namespace, settings: Any) -> int:
     from citeloom.service.validate import run_checks
 
-    checks = run_checks(settings, args.project)
+    checks = run_checks(settings, args.project, in_daemon)
     if args.json:
         _print_json([c.__dict__ for c in checks])
     else:
@@ -407,3 +407,24 @@ def cmd_repair(args: argparse.Namespace, settings: Any) -> int:
             for line in done[key]:
                 print(f"  {label}  {line}")
     return EXIT_OK if done["ok"] else EXIT_ERROR
+
+
+def in_daemon(settings: Any, only: str | None) -> list[Any] | None:
+    """The daemon's checks of the projects; None when no daemon runs (nothing is started
+    for a check)."""
+    from citeloom.daemon.client import DaemonClient
+    from citeloom.service.validate import Check
+
+    if not settings.daemon:
+        return None
+    client = DaemonClient(settings, spawn=False)
+    try:
+        if client.health() is None:
+            return None
+        try:
+            found = client.post("/call/validate", client.agreeing({"project": only}))
+        except CiteLoomError as exc:  # other settings than the daemon's, say
+            return [Check("daemon", "fail", f"{exc.code}: {exc.message}", exc.hint)]
+        return [Check(**c) for c in found]
+    finally:
+        client.close()

@@ -24,7 +24,7 @@ def service(settings: Any) -> Iterator[Any]:
     for an index another process has open (an in-process MCP server lets go of it after
     ``release_idle_s`` without queries)."""
     if settings.daemon:
-        from citeloom.service.remote import RemoteCiteLoom
+        from citeloom.daemon.client import RemoteCiteLoom
 
         app: Any = RemoteCiteLoom(settings, started_by="cli")
     else:

@@ -579,7 +579,7 @@ def installed_ocr_languages(tesseract_cmd: str = "tesseract") -> list[str]:
     return [ln.strip() for ln in lines[1:] if ln.strip() and ln.strip() != "osd"]
 
 
-def _tesseract_code(lang: str) -> str:
+def tesseract_code(lang: str) -> str:
     """The Tesseract code Docling will use for ``lang`` (``iso:fr`` -> ``fra``)."""
     if not lang.startswith("iso:"):
         return lang
@@ -601,7 +601,7 @@ def check_ocr_languages(langs: Sequence[str], tesseract_cmd: str = "tesseract") 
     installed = installed_ocr_languages(tesseract_cmd)
     missing = []
     for lang in langs:
-        code = _tesseract_code(lang)
+        code = tesseract_code(lang)
         if code not in installed:
             missing.append(code)
     if missing:

@@ -145,7 +145,7 @@ class ConversionWorker:
             if isinstance(payload, tuple):
                 reason, hint = payload
                 raise ConversionFailed(f"{path.name}: {reason}", hint)
-            raise ConversionFailed(f"{path.name}: {payload}", _hint(payload))
+            raise ConversionFailed(f"{path.name}: {payload}", failure_hint(payload))
         return payload
 
     def __del__(self) -> None:
@@ -167,7 +167,7 @@ def timed_out(name: str, timeout_s: float) -> ConversionFailed:
                             "raise conversion_timeout_s for the project if the file is just long")
 
 
-def _hint(message: str) -> str:
+def failure_hint(message: str) -> str:
     low = message.lower()
     if "password" in low or "encrypt" in low:
         return "the PDF is encrypted: set pdf_password for the project, or remove the password"

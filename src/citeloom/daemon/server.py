@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeloom import __version__
 from citeloom.config import Settings
@@ -39,6 +39,9 @@ from citeloom.daemon import DaemonPaths, agree, daemon_paths, install_fingerprin
 from citeloom.errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
 from citeloom.index import DEFAULT_FUSION, SearchFilter
 from citeloom.payload import PASSAGE_CHARS, hit_json
+
+if TYPE_CHECKING:
+    from citeloom.service.app import CiteLoom
 
 log = logging.getLogger("citeloom.daemon")
 ZYGOTE_AFTER_S = 5.0  # the MCP zygote starts this long after the daemon (prefork.py)
@@ -48,7 +51,7 @@ def _filter(data: dict[str, Any] | None) -> SearchFilter | None:
     return SearchFilter(**data) if data else None
 
 
-def operations(app: Any) -> dict[str, Callable[[dict[str, Any]], Any]]:
+def operations(app: CiteLoom) -> dict[str, Callable[[dict[str, Any]], Any]]:
     """What a client may call, each taking the JSON arguments and giving a JSON answer."""
     return {
         "query": lambda a: app.query(

@@ -74,7 +74,8 @@ def evaluate_citecheck(settings: Settings, ds: Any, *, project: str,
             true = sorted(relevant)[0]
             wrong = wrong_paper(qid, corpus_ids, relevant)
             t0 = time.perf_counter()
-            got_true = cc.judge(app.runtime, project, claim, SearchFilter(doc_ids=[true]), cc.PASSAGES)
+            got_true = cc.judge(app.runtime, project, claim, SearchFilter(doc_ids=[true]),
+                                cc.PASSAGES)
             got_wrong = cc.judge(app.runtime, project, claim, SearchFilter(doc_ids=[wrong]),
                                  cc.PASSAGES)
             w = got_wrong[0].score if got_wrong else cc.WEAK - 10

@@ -45,6 +45,7 @@ from citeloom.payload import shorten, snippet
 
 if TYPE_CHECKING:
     from citeloom.config import Settings
+    from citeloom.service.app import CiteLoom
 
 DEFAULT_PROJECT = "pdfqa-eval"
 TOP_K = 10
@@ -170,7 +171,7 @@ def select(questions: list[Question], corpus: Path, limit_pdfs: int | None
     return pdfs, [q for q in questions if q.pdf in pdfs]
 
 
-def ingest(app: Any, project: str, corpus: Path, pdfs: list[str],
+def ingest(app: CiteLoom, project: str, corpus: Path, pdfs: list[str],
            log: Callable[[str], None]) -> dict[str, Any]:
     """Ingest the PDFs (skipping unchanged ones); refuse a project holding other documents."""
     paths = [corpus / p for p in pdfs]
@@ -183,7 +184,8 @@ def ingest(app: Any, project: str, corpus: Path, pdfs: list[str],
 
     report = app.ingest(paths, project, progress=progress)
     wanted = {str(p.resolve()) for p in paths}
-    extra = [r.source_path for r in app.runtime.projects.catalog(project).all() if r.source_path not in wanted]
+    records = app.runtime.projects.catalog(project).all()
+    extra = [r.source_path for r in records if r.source_path not in wanted]
     if extra:
         raise InvalidInput(f"project {project!r} holds {len(extra)} documents outside the "
                            f"dev set (e.g. {extra[0]}), so scores would not be comparable",
@@ -191,8 +193,9 @@ def ingest(app: Any, project: str, corpus: Path, pdfs: list[str],
     failed = [f for f in report.files if f.status == "failed"]
     for f in failed:
         log(f"  FAILED {f.path}: {(f.error or {}).get('message', '')}")
-    return {"pdfs": len(pdfs), "pages": sum(r.pages for r in app.runtime.projects.catalog(project).all()),
-            "chunks": sum(r.chunks for r in app.runtime.projects.catalog(project).all()),
+    records = app.runtime.projects.catalog(project).all()
+    return {"pdfs": len(pdfs), "pages": sum(r.pages for r in records),
+            "chunks": sum(r.chunks for r in records),
             "converted_now": report.count("indexed") + report.count("replaced"),
             "skipped": report.count("skipped"), "failed": [f.path for f in failed],
             "ingest_seconds": round(time.perf_counter() - t0, 1)}
@@ -215,7 +218,7 @@ PDFQA_RUNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def run_queries(app: Any, project: str, questions: Sequence[Question], corpus: Path,
+def run_queries(app: CiteLoom, project: str, questions: Sequence[Question], corpus: Path,
                 runs: Sequence[tuple[str, str, str]], max_chars: int,
                 log: Callable[[str], None]) -> dict[str, dict[str, dict[str, Any]]]:
     """{question id: {run label: ranks + latency}} for every question in every run."""

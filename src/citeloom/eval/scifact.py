@@ -601,7 +601,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
         ds = load_scifact(args.data_dir or default_data_dir(settings))
 
-        def ensure_built(app: Any) -> None:
+        def ensure_built(app: CiteLoom) -> None:
             if args.rebuild or built_chunks(app, args.project, ds) is None:
                 log(f"building project {args.project!r} from {len(ds.corpus)} abstracts")
                 build_project(app, args.project, ds, log)

@@ -69,7 +69,7 @@ from citeloom.index.base import (
     scroll_filter,
 )
 from citeloom.index.edgefaults import damaged, edge_errors, read_current, read_model_lock
-from citeloom.index.proclock import _claimed, _Lease
+from citeloom.index.proclock import Lease, claimed
 
 _log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ class EdgeIndex(Index):
         self._scratch: Path | None = None  # a read-only copy, opened on a full disk
         self._loading = threading.Lock()  # one EdgeShard.load at a time, even across threads
         # Held from the first use (or creation) of the shard until close().
-        self._lease = _Lease(root.parent, project, generation, wait_s)
+        self._lease = Lease(root.parent, project, generation, wait_s)
 
     def lock(self) -> ModelLock | None:
         return read_model_lock(self.root / LOCK_FILE, self.project)
@@ -455,11 +455,11 @@ class EdgeStore(Store):
     def new_generation(self, project: str) -> Index:
         root = self.index_dir / project
         # The project lock first: another process may be building a generation right now.
-        lease = _Lease(root, project, None, self.wait_s)
+        lease = Lease(root, project, None, self.wait_s)
         lease.acquire()
         try:
             current = self.current_generation(project)
-            open_here = _claimed(root)
+            open_here = claimed(root)
             for leftover in root.glob("g[0-9][0-9][0-9][0-9]"):  # from a crashed migration
                 if leftover.name != current and leftover.name not in open_here:
                     shutil.rmtree(leftover, ignore_errors=True)

@@ -138,7 +138,7 @@ def _holder(path: Path) -> str:
     return f"process {pid}"
 
 
-class _Lease:
+class Lease:
     """One holder's share of this process's lock on a project folder, optionally claiming
     one generation (which no other lease in the process may claim meanwhile).
 
@@ -206,7 +206,7 @@ class _Lease:
             self.held = False
 
 
-def _claimed(project_dir: Path) -> set[str]:
+def claimed(project_dir: Path) -> set[str]:
     """The generations of a project that this process has open (or is building)."""
     with _registry():
         held = _held.get(Path(os.path.realpath(project_dir)))

@@ -195,9 +195,9 @@ def chunk_document(res: Resources, doc: DoclingDocument, path: Any, project: Pro
                    ) -> tuple[list[Chunk], str, DoclingDocument]:
     """Heading levels, title, normalised text (``structure.restructure``, applied to the
     cached conversion so rule changes need no reconversion), then chunks and the title."""
-    from citeloom.embed.chunk import document_title, pdf_metadata_title
     from citeloom.structure.headings import find_title
     from citeloom.structure.restructure import restructure
+    from citeloom.structure.titles import document_title, pdf_metadata_title
 
     pdf = path if path.suffix.lower() == ".pdf" and path.is_file() else None
     password = project.pdf_password.get_secret_value() if project.pdf_password else None

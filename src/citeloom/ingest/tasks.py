@@ -185,7 +185,7 @@ class WorkerSide:
         from docling_core.types.doc import DoclingDocument
 
         from citeloom.convert.converter import convert_file
-        from citeloom.convert.worker import _hint
+        from citeloom.convert.worker import failure_hint
         from citeloom.runtime.cache import cache_damaged, reread
 
         assert self.task is not None
@@ -206,7 +206,7 @@ class WorkerSide:
             raise
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
-            raise ConversionFailed(f"{path.name}: {message}", _hint(message)) from None
+            raise ConversionFailed(f"{path.name}: {message}", failure_hint(message)) from None
         data = gzip.compress(doc.model_dump_json().encode(), compresslevel=3)
         self.conversion, self.convert_s = data, time.perf_counter() - started
         self.convert_cpu_s = time.process_time() - cpu

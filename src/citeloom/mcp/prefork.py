@@ -134,9 +134,9 @@ def _recv_exact(conn: socket.socket, n: int) -> bytes:
 def _preload() -> None:
     """Import what a server's start and first answers need (not models: the daemon has them)."""
     import citeloom.config  # noqa: F401
+    import citeloom.daemon.client  # noqa: F401
     import citeloom.mcp.server  # noqa: F401
     import citeloom.provision  # noqa: F401
-    import citeloom.service.remote  # noqa: F401
 
     for name in ("anyio.to_thread", "mcp.server.stdio", "tiktoken"):
         with contextlib.suppress(ImportError):

@@ -86,7 +86,7 @@ class _State:
     def app(self) -> Any:
         if self._app is None:
             if self.settings.daemon:
-                from citeloom.service.remote import RemoteCiteLoom
+                from citeloom.daemon.client import RemoteCiteLoom
 
                 self._app = RemoteCiteLoom(self.settings, started_by="mcp")
             else:

@@ -95,7 +95,9 @@ class Runtime:
     def zotero_reader(self) -> Any:
         """The Zotero library the settings name (see docs/ZOTERO.md)."""
         if self._zotero is None:
-            self._zotero = self.settings.zotero.reader()
+            from citeloom.zotero import make_reader
+
+            self._zotero = make_reader(**self.settings.zotero.kwargs())
         return self._zotero
 
     def reload_zotero(self) -> None:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from citeloom.config import Settings
 from citeloom.errors import CiteLoomError
+
+if TYPE_CHECKING:
+    from citeloom.service.app import CiteLoom
 
 Status = Literal["pass", "fail", "skip"]
 
@@ -19,6 +23,10 @@ class Check:
     status: Status
     detail: str
     fix: str = ""
+
+
+#: Runs the project checks where the indexes are open; None: nobody there, check here.
+Elsewhere = Callable[[Settings, "str | None"], "list[Check] | None"]
 
 
 def config_check(config: str | None) -> Check | None:
@@ -93,7 +101,7 @@ def _models(settings: Settings) -> list[Check]:
 def _tesseract(settings: Settings) -> Check:
     """Tesseract and the language data of every project that OCRs, mapped as the converter
     maps them (``iso:fr`` is ``fra``)."""
-    from citeloom.convert.ocr import _tesseract_code, check_ocr_languages
+    from citeloom.convert.ocr import check_ocr_languages, tesseract_code
     from citeloom.errors import OcrUnavailable
 
     wanted = sorted({lang for p in settings.projects.values() if p.ocr
@@ -102,7 +110,7 @@ def _tesseract(settings: Settings) -> Check:
         check_ocr_languages(wanted)
     except OcrUnavailable as exc:
         return Check("tesseract", "fail", exc.message, exc.hint)
-    codes = sorted({_tesseract_code(lang) for lang in wanted})
+    codes = sorted({tesseract_code(lang) for lang in wanted})
     return Check("tesseract", "pass", f"{shutil.which('tesseract')}, languages "
                  f"{', '.join(codes)}")
 
@@ -120,7 +128,7 @@ def _failed(name: str, exc: BaseException, only: str | None) -> Check:
                  "a bug in the check: please report it with this line")
 
 
-def _index_checks(app: Any, settings: Settings, name: str, only: str | None) -> list[Check]:
+def _index_checks(app: CiteLoom, settings: Settings, name: str, only: str | None) -> list[Check]:
     from citeloom.index import KEYWORD_FIELDS
 
     project = settings.project(name, create=True)
@@ -156,7 +164,7 @@ def _index_checks(app: Any, settings: Settings, name: str, only: str | None) -> 
     return checks
 
 
-def _catalog_checks(app: Any, settings: Settings, name: str, only: str | None
+def _catalog_checks(app: CiteLoom, settings: Settings, name: str, only: str | None
                     ) -> list[Check]:
     """The catalog reads and passes SQLite's check; the project's cached conversions
     decompress."""
@@ -187,7 +195,7 @@ def _catalog_checks(app: Any, settings: Settings, name: str, only: str | None
     return checks
 
 
-def project_checks(app: Any, settings: Settings, only: str | None, where: str = ""
+def project_checks(app: CiteLoom, settings: Settings, only: str | None, where: str = ""
                    ) -> list[Check]:
     """Every project's index and catalog (or ``only`` that one), read through ``app``; run
     where the indexes are open (the daemon, when one runs). ``where`` ends the index line."""
@@ -214,12 +222,13 @@ def project_checks(app: Any, settings: Settings, only: str | None, where: str = 
     return checks
 
 
-def _projects(settings: Settings, only: str | None) -> list[Check]:
-    """The projects checked by the running daemon, which holds their indexes open, or here
-    when none runs."""
+def _projects(settings: Settings, only: str | None, elsewhere: Elsewhere | None
+              ) -> list[Check]:
+    """The projects checked ``elsewhere`` (the running daemon, which holds their indexes
+    open), or here when that gives None."""
     from citeloom.service import CiteLoom
 
-    checked = _through_daemon(settings, only)
+    checked = elsewhere(settings, only) if elsewhere is not None else None
     if checked is not None:
         return checked
     app = CiteLoom(settings)
@@ -228,26 +237,6 @@ def _projects(settings: Settings, only: str | None) -> list[Check]:
     finally:
         with contextlib.suppress(Exception):  # closing a damaged index must not crash it
             app.close()
-
-
-def _through_daemon(settings: Settings, only: str | None) -> list[Check] | None:
-    """The daemon's checks of the projects; None when no daemon runs (nothing is started
-    for a check)."""
-    from citeloom.service.remote import DaemonClient
-
-    if not settings.daemon:
-        return None
-    client = DaemonClient(settings, spawn=False)
-    try:
-        if client.health() is None:
-            return None
-        try:
-            found = client.post("/call/validate", client.agreeing({"project": only}))
-        except CiteLoomError as exc:  # other settings than the daemon's, say
-            return [Check("daemon", "fail", f"{exc.code}: {exc.message}", exc.hint)]
-        return [Check(**c) for c in found]
-    finally:
-        client.close()
 
 
 def _zotero(settings: Settings) -> list[Check]:
@@ -310,7 +299,9 @@ def _executor(settings: Settings) -> Check:
                  f"as {memory} MB available allow" + (" (in process)" if n == 1 else ""))
 
 
-def run_checks(settings: Settings, project: str | None = None) -> list[Check]:
+def run_checks(settings: Settings, project: str | None = None,
+               elsewhere: Elsewhere | None = None) -> list[Check]:
+    """Every check; the projects' through ``elsewhere`` when it answers (see _projects)."""
     where = settings.config_path or "defaults (no citeloom.toml found)"
     checks = [Check("config", "pass", f"{where}; data in {settings.data_dir}"),
               _disk(settings)]
@@ -318,6 +309,6 @@ def run_checks(settings: Settings, project: str | None = None) -> list[Check]:
     checks.append(_tesseract(settings))
     checks.append(_executor(settings))
     if all(c.status != "fail" for c in checks if c.name != "disk space"):
-        checks += _projects(settings, project)
+        checks += _projects(settings, project, elsewhere)
     checks += _zotero(settings)
     return checks

@@ -536,7 +536,7 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     """Title, authors, year and DOI of a converted document, from its first pages and its
     PDF info dictionary, with ``metadata_source`` saying where each came from (a field
     not found is left out of both)."""
-    from citeloom.embed.chunk import pdf_metadata_title
+    from citeloom.structure.titles import pdf_metadata_title
 
     info = _info(path, password)
     first_page = _page_texts(doc, 1)

@@ -1,7 +1,7 @@
 """The Zotero layer: read a library (database, Web API, local API or export file), give its
 items citekeys, match PDFs to items, and write citations back out.
 
-    reader = settings.zotero.reader()       # from ZOTERO_* (config.ZoteroSettings), or
+    reader = make_reader(**settings.zotero.kwargs())  # from ZOTERO_* (config.ZoteroSettings), or
     reader = make_reader("sqlite", data_dir=Path("~/Zotero").expanduser())
     for item in reader.items(collection="Thesis", include_subcollections=True):
         for att in item.attachments:

@@ -1,0 +1,77 @@
+"""A paper's title when Docling found no title item: a plausible PDF metadata title, else
+the first plausible heading on page 1, else the file name; and what is not a title (a
+journal's boilerplate above it, a generator's placeholder)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from docling_core.types.doc import DoclingDocument
+
+
+# Words journals print above a title ("RESEARCH ARTICLE Open Access"), often letter-spaced.
+BOILERPLATE_WORDS = ("openaccess", "researcharticle", "originalarticle", "originalresearch",
+                     "shortcommunication", "review", "research", "article", "letter",
+                     "editorial", "abstract", "background", "methodology")
+
+
+def is_boilerplate_heading(text: str) -> bool:
+    squashed = re.sub(r"[^a-z]", "", text.lower())
+    for word in BOILERPLATE_WORDS:
+        squashed = squashed.replace(word, "")
+    return len(squashed) < 3
+
+
+def plausible_title(text: str | None) -> bool:
+    """A metadata or heading string that reads like a paper title, not a file name,
+    a journal's running header or a generator's placeholder."""
+    if not text:
+        return False
+    text = text.strip()
+    words = re.findall(r"[^\W\d_]{2,}", text)
+    if len(words) < 3 or len(text) > 400:
+        return False
+    if re.search(r"\.(docx?|pdf|tex|dvi)\b|microsoft word|untitled", text, re.IGNORECASE):
+        return False
+    letters = sum(ch.isalpha() for ch in text)
+    return letters / max(1, len(text.replace(" ", ""))) > 0.7
+
+
+def pdf_metadata_title(path: Path) -> str | None:
+    """The Title field of a PDF's info dictionary, if it is there and plausible."""
+    if path.suffix.lower() != ".pdf":
+        return None
+    try:
+        import pypdfium2 as pdfium
+
+        pdf = pdfium.PdfDocument(str(path))
+        try:
+            title = (pdf.get_metadata_dict().get("Title") or "").strip()
+        finally:
+            pdf.close()
+    except Exception:  # metadata is a nicety; a broken file fails later, in conversion
+        return None
+    return title if plausible_title(title) else None
+
+
+def document_title(doc: DoclingDocument, fallback: str, metadata_title: str | None = None) -> str:
+    """The document's title item, else a plausible PDF metadata title, else the first
+    plausible heading on page 1, else ``fallback`` (the file name)."""
+    from docling_core.types.doc import DocItemLabel
+
+    first_heading = None
+    for item, _level in doc.iterate_items():
+        label = getattr(item, "label", None)
+        text = " ".join(getattr(item, "text", "").split())
+        if not text:
+            continue
+        if label == DocItemLabel.TITLE:
+            return text
+        on_first_page = any(p.page_no == 1 for p in getattr(item, "prov", []))
+        if (label == DocItemLabel.SECTION_HEADER and on_first_page and first_heading is None
+                and not is_boilerplate_heading(text) and plausible_title(text)):
+            first_heading = text
+    return metadata_title or first_heading or fallback
