@@ -55,6 +55,11 @@ CLI_COMMANDS: list[tuple[str, list[str]]] = [
     ("check", ["check", "DRAFT", "-p", "g"]),
     ("check_json", ["check", "DRAFT", "-p", "g", "--json"]),
     ("cite_unknown", ["cite", "nosuchkey2020", "-p", "g"]),
+    ("similar", ["query", "--similar-to", "CHUNK", "-p", "g", "-k", "3"]),
+    ("similar_json", ["query", "--similar-to", "CHUNK", "-p", "g", "-k", "2", "--json"]),
+    ("similar_two_projects", ["query", "--similar-to", "CHUNK", "-p", "g", "-p", "t", "-k", "3",
+                              "--json"]),
+    ("similar_unknown_chunk", ["query", "--similar-to", "nosuchchunk", "-p", "g"]),
 ]
 
 MCP_CALLS: list[tuple[str, str, dict[str, Any]]] = [
@@ -71,6 +76,9 @@ MCP_CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("check_citations_path", "check_citations", {"projects": ["g"], "path": "DRAFT"}),
     ("unknown_project", "query_hybrid", {"project": "nope", "text": "x"}),
     ("bad_top_k", "query_hybrid", {"project": "g", "text": "x", "top_k": 0}),
+    ("find_similar", "find_similar", {"project": "g", "chunk_ids": ["CHUNK"], "top_k": 2}),
+    ("find_similar_projects", "find_similar", {"projects": ["g", "t"], "chunk_ids": ["CHUNK"],
+                                               "top_k": 3}),
 ]
 
 
@@ -122,11 +130,14 @@ def world(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     for project in ("g", "t"):
         done = _cli(world, ["ingest", "-p", project])
         assert done.returncode == 0, done.stderr
+    done = _cli(world, ["query", QUESTION, "-p", "g", "-k", "1", "--json"])
+    world["chunk"] = json.loads(done.stdout)["hits"][0]["chunk_id"]  # the same in every run
     return world
 
 
 def _cli(world: dict[str, Any], args: list[str]) -> subprocess.CompletedProcess[str]:
-    args = [str(world["root"] / "DRAFT") if a == "DRAFT" else a for a in args]
+    named = {"DRAFT": str(world["root"] / "DRAFT"), "CHUNK": world.get("chunk", "CHUNK")}
+    args = [named.get(a, a) for a in args]
     return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], env=world["env"],
                           cwd=world["root"], capture_output=True, text=True, timeout=600)
 
@@ -162,6 +173,8 @@ def test_mcp_answers_are_as_recorded(world: dict[str, Any]) -> None:
             for name, tool, args in MCP_CALLS:
                 if args.get("path") == "DRAFT":
                     args = {**args, "path": str(world["root"] / "DRAFT")}
+                if args.get("chunk_ids") == ["CHUNK"]:
+                    args = {**args, "chunk_ids": [world["chunk"]]}
                 result = await c.call_tool(tool, args, raise_on_error=False)
                 body = "\n".join(getattr(part, "text", "") for part in result.content)
                 with contextlib.suppress(ValueError):
