@@ -28,6 +28,7 @@ from citeloom.eval.pdfqa import evidence_in, first_rank, pages_overlap
 from citeloom.eval.pdfqa_set import load_devset
 from citeloom.eval.scifact import machine_summary
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,14 +45,14 @@ def main() -> None:
     app = CiteLoom(Settings(data_dir=args.pdfqa_data, models_dir=MODELS))
     rows: dict[str, list[dict[str, float | bool]]] = {}
     try:
-        app.query("pdfqa-eval", "warm up", top_k=1)
+        app.query(QueryRequest("pdfqa-eval", "warm up", top_k=1))
         for q in questions:
             source = str((args.corpus / q.pdf).resolve())
             runs = {"question alone": (q.question, []),
                     "translation alone": (translations[q.id], []),
                     "question, also=[translation]": (q.question, [translations[q.id]])}
             for name, (text, also) in runs.items():
-                res = app.query("pdfqa-eval", text, top_k=10, also=also)
+                res = app.query(QueryRequest("pdfqa-eval", text, top_k=10, also=also))
                 page = first_rank(h.source_path == source
                                   and pages_overlap(h.page_start, h.page_end, q.pages)
                                   for h in res.hits)

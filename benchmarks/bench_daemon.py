@@ -23,6 +23,7 @@ from datetime import date
 from pathlib import Path
 
 from citeloom.eval.scifact import machine_summary
+from citeloom.service.api import QueryRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -76,7 +77,7 @@ def main() -> None:
         shutil.copy(pdf, inbox / pdf.name)
         while True:
             try:
-                hits = app.query("w", "results", top_k=50).hits
+                hits = app.query(QueryRequest("w", "results", top_k=50)).hits
             except Exception:  # noqa: BLE001 - no index before the first file
                 hits = []
             if any(Path(h.source_path).name == pdf.name for h in hits):

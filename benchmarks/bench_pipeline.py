@@ -81,16 +81,17 @@ def bench_ingest(runs: int, mdir: Path) -> tuple[list[dict], str]:
 def bench_query(data: str, mdir: Path, reps: int) -> dict:
     from citeloom.config import Settings
     from citeloom.service import CiteLoom
+    from citeloom.service.api import QueryRequest
 
     app = CiteLoom(Settings(data_dir=Path(data), models_dir=mdir))
     t0 = time.perf_counter()
-    app.query("bench", "warm-up question", top_k=10)
+    app.query(QueryRequest("bench", "warm-up question", top_k=10))
     first_ms = (time.perf_counter() - t0) * 1000
     times = []
     for _ in range(reps):
         for q in QUESTIONS:
             t = time.perf_counter()
-            app.query("bench", q, top_k=10)
+            app.query(QueryRequest("bench", q, top_k=10))
             times.append((time.perf_counter() - t) * 1000)
     app.close()
     times.sort()

@@ -36,6 +36,7 @@ from bench_index import (  # noqa: E402
 from citeloom.eval.scifact import load_scifact, machine_info  # noqa: E402
 from citeloom.payload import PASSAGE_CHARS  # noqa: E402
 from citeloom.provision import dense_spec  # noqa: E402
+from citeloom.service.api import QueryRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 # name -> (one hit per page, hits the cross-encoder re-reads); the reranked variant is asked
@@ -93,8 +94,11 @@ def main() -> int:
     app = CiteLoom(Settings(data_dir=work / "data", models_dir=args.models_dir))
     for q in queries[:20]:  # warm-up: models loaded, index open, caches warm
         for per_page, rerank in VARIANTS.values():
-            app.query("bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS,
-                      rerank=rerank)
+            app.query(
+                QueryRequest(
+                    "bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS, rerank=rerank
+                )
+            )
     passes: dict[str, list[dict[str, float]]] = {name: [] for name in VARIANTS}
     parts = []
     for _ in range(args.passes):
@@ -103,8 +107,16 @@ def main() -> int:
             for name, (per_page, rerank) in VARIANTS.items():
                 if rerank and n >= args.rerank_queries:
                     continue
-                res = app.query("bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS,
-                                rerank=rerank)
+                res = app.query(
+                    QueryRequest(
+                        "bench",
+                        q,
+                        top_k=10,
+                        per_page=per_page,
+                        max_chars=PASSAGE_CHARS,
+                        rerank=rerank,
+                    )
+                )
                 ms[name].append(res.timings_ms["total"])
                 if per_page and not rerank:
                     parts.append(sum(len(h.parts) or 1 for h in res.hits))

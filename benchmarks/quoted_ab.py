@@ -21,6 +21,7 @@ from citeloom.eval.pdfqa import evidence_in, first_rank, pages_overlap
 from citeloom.eval.pdfqa_set import load_devset
 from citeloom.eval.scifact import machine_summary
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 # The exact name each keyword question asks about, as it appears in the question.
@@ -46,7 +47,7 @@ def main() -> None:
         source = str((args.corpus / q.pdf).resolve())
         quoted = q.question.replace(NAMES[q.id], f'"{NAMES[q.id]}"', 1)
         for label, text in (("as written", q.question), ("name quoted", quoted)):
-            res = app.query("pdfqa-eval", text, top_k=10, max_chars=800)
+            res = app.query(QueryRequest("pdfqa-eval", text, top_k=10, max_chars=800))
             runs[label].append({
                 "id": q.id, "hits": len(res.hits),
                 "page": first_rank(h.source_path == source and pages_overlap(

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from citeloom.eval.pdfqa import BM25, baseline_ranks, first_rank, pages_overlap, tokens
 from citeloom.eval.pdfqa_set import SETS, load_devset, page_texts
+from citeloom.service.api import QueryRequest
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -92,7 +93,7 @@ def collect(args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     for n, q in enumerate(questions, 1):
         source = str((corpus / q.pdf).resolve())
-        res = app.query(project, q.question)
+        res = app.query(QueryRequest(project, q.question))
         default = [f"{h.source_path}#{h.page_start}" for h in res.hits]
         dense = app.runtime.dense(lock.dense_model).embed_query(q.question)
         sparse = app.runtime.sparse().embed_query(q.question)

@@ -27,6 +27,7 @@ from citeloom.eval.pdfqa_set import load_devset, set_name
 from citeloom.eval.scifact import machine_summary
 from citeloom.mcp.schema import answer_tokens, fit_budget
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,8 +48,16 @@ def main() -> None:
             for top_k in args.top_k:
                 ev, tokens, cut = [], [], 0
                 for q in questions:
-                    answer = app.query("pdfqa-eval", q.question, mode="hybrid", fusion="dbsf",
-                                       top_k=top_k, max_chars=chars).to_dict()
+                    answer = app.query(
+                        QueryRequest(
+                            "pdfqa-eval",
+                            q.question,
+                            mode="hybrid",
+                            fusion="dbsf",
+                            top_k=top_k,
+                            max_chars=chars,
+                        )
+                    ).to_dict()
                     tokens.append(answer_tokens(answer))
                     answer = fit_budget(answer, budget)
                     cut += answer["truncated"]

@@ -22,6 +22,7 @@ from pathlib import Path
 from citeloom.eval.pdfqa import evidence_in
 from citeloom.eval.pdfqa_set import load_devset
 from citeloom.payload import _segments, terms, window
+from citeloom.service.api import QueryRequest
 
 
 def one_line(text: str) -> str:
@@ -71,7 +72,7 @@ def main() -> None:
     rows = []
     t0 = time.perf_counter()
     for q in questions:
-        hits = app.query(project, q.question, rerank=False).hits[:5]
+        hits = app.query(QueryRequest(project, q.question, rerank=False)).hits[:5]
         row = {"id": q.id, "kind": q.kind, "half": q.half,
                "shown": any(evidence_in(q.evidence, h.text) for h in hits)}
         for size in (300, 350, 360, 400):

@@ -27,6 +27,7 @@ from citeloom.index.catalog import Catalog
 from citeloom.payload import normalize_color, zotero_link
 from citeloom.report import IngestReport
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 from citeloom.sources import AnnotationSource, Context, Unit
 from citeloom.zotero import LocalApiReader, SqliteReader, WebApiReader, note_text
 
@@ -170,7 +171,7 @@ def test_highlight_found_by_its_comment_with_page_citekey_and_link(indexed: dict
     item = indexed["items"][0]
 
     question = "a blood clot filter that can never be removed leaves patients with lifelong risk"
-    hits = indexed["app"].query("z", question, top_k=5).hits
+    hits = indexed["app"].query(QueryRequest("z", question, top_k=5)).hits
     hit = hit_of(hits, "HLREDP2A")
     assert hit is not None, [(h.kind, h.text[:60]) for h in hits]
     assert (hit.kind, hit.annotation_type, hit.color) == ("annotation", "highlight", "#ff6666")
@@ -180,8 +181,8 @@ def test_highlight_found_by_its_comment_with_page_citekey_and_link(indexed: dict
     assert hit.zotero_link == "zotero://open-pdf/library/items/ATTTHROM?page=2&annotation=HLREDP2A"
     assert HIGHLIGHT[:40] in hit.text and "clot filter" in hit.text  # both are searchable
     # Its section is the converted passage's it marks, on that page.
-    passages = [h for h in indexed["app"].query("z", HIGHLIGHT, top_k=10,
-                                                 flt=SearchFilter(kinds=["passage"])).hits
+    asked = QueryRequest("z", HIGHLIGHT, top_k=10, flt=SearchFilter(kinds=["passage"]))
+    passages = [h for h in indexed["app"].query(asked).hits
                 if h.page_start <= 2 <= (h.page_end or 2) and "ATTTHROM" in (h.zotero_link or "")]
     assert hit.section_path and hit.section_path in {p.section_path for p in passages}
 
@@ -190,17 +191,23 @@ def test_highlight_found_by_its_comment_with_page_citekey_and_link(indexed: dict
 @pytest.mark.slow
 def test_child_and_standalone_notes(indexed: dict) -> None:
     app, item = indexed["app"], indexed["items"][0]
-    top = app.query("z", "Okafor trauma unit audit 2019", top_k=3).hits[0]
+    top = app.query(QueryRequest("z", "Okafor trauma unit audit 2019", top_k=3)).hits[0]
     assert (top.kind, top.zotero_key, top.citekey) == ("note", "NTCHILD9", item.citekey)
     assert top.title == item.title and top.zotero_link == (
         "zotero://select/library/items/NTCHILD9")
     assert top.section_path == "Reading notes on DVT prophylaxis"  # the note's own heading
-    loose = app.query("z", "supervisor Friday deadline", top_k=3).hits[0]
+    loose = app.query(QueryRequest("z", "supervisor Friday deadline", top_k=3)).hits[0]
     assert (loose.kind, loose.zotero_key, loose.citekey) == ("note", "NTSTAND2", None)
     assert loose.zotero_link == "zotero://select/library/items/NTSTAND2"
     assert loose.title.startswith("Thesis plan")
-    in_thesis = app.query("z", "supervisor deadline", top_k=3,
-                          flt=SearchFilter(collections=["Thesis"], kinds=["note"])).hits
+    in_thesis = app.query(
+        QueryRequest(
+            "z",
+            "supervisor deadline",
+            top_k=3,
+            flt=SearchFilter(collections=["Thesis"], kinds=["note"]),
+        )
+    ).hits
     assert "NTSTAND2" in {h.zotero_key for h in in_thesis}
 
 
@@ -210,13 +217,17 @@ def test_kind_and_colour_filters_and_listing(indexed: dict) -> None:
     app, item = indexed["app"], indexed["items"][0]
     question = "vena cava filter complications"
     for kinds in (["annotation"], ["note"], ["passage"], ["annotation", "note"]):
-        hits = app.query("z", question, top_k=10, flt=SearchFilter(kinds=kinds)).hits
+        hits = app.query(QueryRequest("z", question, top_k=10, flt=SearchFilter(kinds=kinds))).hits
         assert hits and {h.kind for h in hits} <= set(kinds), (kinds, {h.kind for h in hits})
-    yellow = app.query("z", question, top_k=10,
-                       flt=SearchFilter(colors=[normalize_color("Yellow")])).hits
+    yellow = app.query(
+        QueryRequest("z", question, top_k=10, flt=SearchFilter(colors=[normalize_color("Yellow")]))
+    ).hits
     assert {h.zotero_key for h in yellow} == {"STCKY4NT", "HLTABL8Y"}
-    red_blue = app.query("z", question, top_k=10,
-                         flt=SearchFilter(colors=["#ff6666", normalize_color("2EA8E5")])).hits
+    red_blue = app.query(
+        QueryRequest(
+            "z", question, top_k=10, flt=SearchFilter(colors=["#ff6666", normalize_color("2EA8E5")])
+        )
+    ).hits
     assert {h.zotero_key for h in red_blue} == {"HLREDP2A", "UNDRLN3B"}
 
     listed = app.list_annotations("z", item.citekey)
@@ -501,10 +512,16 @@ def test_edit_and_delete_reach_the_index_without_converting(
             assert not catalog.by_zotero_key(gone)
             assert not [h for h in index.scroll(flt=SearchFilter(kinds=["annotation", "note"]))
                         if h.payload["zotero_key"] == gone]
-        hit = app.query("edits", "Okapi sampling frame missing cohort", top_k=1).hits[0]
+        hit = app.query(QueryRequest("edits", "Okapi sampling frame missing cohort", top_k=1)).hits[
+            0
+        ]
         assert hit.zotero_key == "HLREDP2A" and "Okapi" in hit.text
-        assert not any(COMMENT[:30] in h.text for h in app.query(
-            "edits", COMMENT, top_k=5, flt=SearchFilter(kinds=["annotation"])).hits)
+        assert not any(
+            COMMENT[:30] in h.text
+            for h in app.query(
+                QueryRequest("edits", COMMENT, top_k=5, flt=SearchFilter(kinds=["annotation"]))
+            ).hits
+        )
         again = app.ingest_zotero("edits", "Thesis")  # and then nothing to do
         assert again.count("skipped") == len(again.files) and not again.count("removed")
         from_cache["allowed"] = True
@@ -514,10 +531,12 @@ def test_edit_and_delete_reach_the_index_without_converting(
         rebuilt = app.reindex("edits")
         assert rebuilt.outcome == "ok" and rebuilt.count("indexed") == len(catalog), (
             rebuilt.to_dict())
-        after = app.query("edits", "Okapi sampling frame missing cohort", top_k=1).hits[0]
+        after = app.query(
+            QueryRequest("edits", "Okapi sampling frame missing cohort", top_k=1)
+        ).hits[0]
         assert (after.zotero_key, after.zotero_link, after.section_path, after.color) == (
             hit.zotero_key, hit.zotero_link, hit.section_path, hit.color)
-        note = app.query("edits", "Okafor trauma unit audit", top_k=1).hits[0]
+        note = app.query(QueryRequest("edits", "Okafor trauma unit audit", top_k=1)).hits[0]
         assert (note.zotero_key, note.section_path) == (
             "NTCHILD9", "Reading notes on DVT prophylaxis")
     finally:

@@ -17,6 +17,7 @@ from citeloom.embed.encoders import load_tokenizer
 from citeloom.ingest.executor import chunk_document
 from citeloom.provision import sha256_file
 from citeloom.service import CiteLoom, TextDoc
+from citeloom.service.api import QueryRequest
 
 from .conftest import FIXTURE_PDFS
 
@@ -160,7 +161,7 @@ def test_the_index_holds_the_context_vectors_and_an_old_project_keeps_v1(
             assert v2[k].dense_text != v2[k].embed_text
             assert np.allclose(after[k], dense.embed([v2[k].dense_text])[0], atol=1e-5)
             assert not np.allclose(after[k], before[k], atol=1e-3)
-        assert app.query("lib", "What do the authors conclude?", top_k=3).hits
+        assert app.query(QueryRequest("lib", "What do the authors conclude?", top_k=3)).hits
         # a document given as text has no file to rebuild from: it is rebuilt from its
         # passage, not left out
         more = list(app.runtime.projects.index("lib").scroll("more"))

@@ -15,6 +15,7 @@ from citeloom.cli import main
 from citeloom.config import DEFAULT_DENSE_MODEL, load_settings
 from citeloom.errors import InvalidInput
 from citeloom.service import CiteLoom, TextDoc
+from citeloom.service.api import QueryRequest
 
 from .conftest import FIXTURE_PDFS
 
@@ -109,7 +110,7 @@ def test_the_dense_list_counts_as_often_as_the_model_weight(tmp_path: Path,
         assert all(abs((s3[i] - s2[i]) - step[i]) < 1e-4 for i in s1)
         assert max(step.values()) > 0.5  # the best dense hit's share (it normalises near 1)
         # The product's query uses the model's weight.
-        top = app.query("w", q, top_k=5, per_page=False).hits
+        top = app.query(QueryRequest("w", q, top_k=5, per_page=False)).hits
         assert [h.chunk_id for h in top] == sorted(s2, key=lambda i: -s2[i])[:len(top)]
     finally:
         app.close()
@@ -133,7 +134,7 @@ def test_an_existing_project_keeps_its_model_until_reindexed(tmp_path: Path,
         assert upgraded.project("lib", create=True).dense_model == MINILM
         assert upgraded.project("brand-new", create=True).dense_model == BGE
         assert app.index_texts("lib", DOCS[:1]).outcome == "ok"  # a write: no mismatch
-        answer = app.query("lib", "How often did vena cava filters migrate?", top_k=3)
+        answer = app.query(QueryRequest("lib", "How often did vena cava filters migrate?", top_k=3))
         assert answer.hits[0].doc_id == "filters" and answer.models["dense"] == MINILM
         stored = {h.payload["embed_model"] for h in app.runtime.projects.index("lib").scroll()}
         assert stored == {MINILM}
@@ -157,7 +158,7 @@ def test_an_existing_project_keeps_its_model_until_reindexed(tmp_path: Path,
         assert {h.payload["embed_model"] for h in lib.scroll()} == {BGE}
         assert [h.payload["chunk_text"] for h in lib.scroll("filters")] == [
             DOCS[0].text]
-        answer = app.query("lib", "table structure recognition", top_k=3)
+        answer = app.query(QueryRequest("lib", "table structure recognition", top_k=3))
         assert answer.hits and answer.models["dense"] == BGE
         assert app.inspect("lib", sample=0)["dense_model_upgrade"] is None
     finally:
@@ -196,7 +197,7 @@ def test_a_server_project_keeps_its_model_too(tmp_path: Path, models_dir: Path) 
     try:
         assert app.settings.project("s").dense_model == MINILM
         assert app.index_texts("s", DOCS[2:]).outcome == "ok"  # no mismatch
-        answer = app.query("s", "How often did vena cava filters migrate?", top_k=2)
+        answer = app.query(QueryRequest("s", "How often did vena cava filters migrate?", top_k=2))
         assert answer.hits[0].doc_id == "filters" and answer.models["dense"] == MINILM
         app.runtime.projects.remove_project("s")
         assert app.settings.project("s").dense_model == BGE

@@ -28,6 +28,7 @@ from citeloom.config import Settings
 from citeloom.errors import CatalogDamaged, DiskFull
 from citeloom.index.catalog import Catalog, DocRecord
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 
 from .conftest import CORPUS, FIXTURE_PDFS
 
@@ -257,7 +258,7 @@ def test_a_full_disk_opens_the_index_from_a_read_only_copy(world: World,
     chunks = index.count()
     copy = index._scratch  # type: ignore[attr-defined]
     assert copy is not None and copy.is_dir() and not copy.is_relative_to(world.data)
-    assert app.query("p", "table structure recognition", top_k=2).hits
+    assert app.query(QueryRequest("p", "table structure recognition", top_k=2)).hits
     doc = app.runtime.projects.catalog("p").all()[0].doc_id
     with pytest.raises(DiskFull):
         index.delete_doc(doc)

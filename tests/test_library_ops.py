@@ -28,6 +28,7 @@ from citeloom.index import SearchFilter
 from citeloom.index.catalog import Catalog
 from citeloom.search.query import QueryResult, SimilarResult
 from citeloom.service import CiteLoom, TextDoc
+from citeloom.service.api import QueryRequest, SimilarRequest
 from citeloom.service.snapshots import verify
 from citeloom.sources import TextSource, Unit
 
@@ -94,50 +95,64 @@ def app(lib: dict[str, Any]) -> Iterator[CiteLoom]:
 # -- 1. one question across projects ------------------------------------------------------------
 def test_query_across_projects_merges_by_score_or_by_rank(app: CiteLoom) -> None:
     q = "vena cava filter migration"
-    same = app.query_many(["thesis", "course"], "heparin venous thrombosis", top_k=4)
+    same = app.query(QueryRequest.across_projects(["thesis", "course"],
+                                                  "heparin venous thrombosis", top_k=4))
     assert same.merge == "score" and same.projects == ["thesis", "course"] and not same.skipped
     assert {h.project for h in same.hits} == {"thesis", "course"}
     assert [h.score for h in same.hits] == sorted((h.score for h in same.hits), reverse=True)
     assert [h.rank for h in same.hits] == list(range(1, len(same.hits) + 1))
 
-    mixed = app.query_many(["thesis", "review"], q, top_k=4)
+    mixed = app.query(QueryRequest.across_projects(["thesis", "review"], q, top_k=4))
     assert mixed.merge == "rrf" and mixed.project is None
     assert {h.project for h in mixed.hits} == {"thesis", "review"}
     assert mixed.models == {"dense": DEFAULT_DENSE_MODEL, "sparse": "Qdrant/bm25"}
-    best = {name: app.query(name, q, top_k=1).hits[0].chunk_id for name in ("thesis", "review")}
+    best = {name: app.query(QueryRequest(name, q, top_k=1)).hits[0].chunk_id
+            for name in ("thesis", "review")}
     assert {h.chunk_id for h in mixed.hits[:2]} == set(best.values())  # each one's best first
-    assert all(h.project == "thesis" for h in app.query("thesis", q).hits)  # single, too
+    # single, too
+    assert all(h.project == "thesis" for h in app.query(QueryRequest("thesis", q)).hits)
 
     # Filters apply in each project.
-    recent = app.query_many(["thesis", "review"], q, flt=SearchFilter(year_from=2020))
+    recent = app.query(
+        QueryRequest.across_projects(["thesis", "review"], q, flt=SearchFilter(year_from=2020))
+    )
     assert {h.project for h in recent.hits} == {"thesis", "review"}
     assert all(h.year >= 2020 for h in recent.hits)
-    keyed = app.query_many(["thesis", "review"], q,
-                           flt=SearchFilter(citekeys=["smith2019", "nassar2022"]))
+    keyed = app.query(
+        QueryRequest.across_projects(
+            ["thesis", "review"], q, flt=SearchFilter(citekeys=["smith2019", "nassar2022"])
+        )
+    )
     assert {(h.project, h.citekey) for h in keyed.hits} == {("thesis", "smith2019"),
                                                             ("review", "nassar2022")}
 
     # A project that cannot answer is reported; the others answer.
-    partial = app.query_many(["thesis", "nope", "dense"], q, mode="hybrid")
+    partial = app.query(QueryRequest.across_projects(["thesis", "nope", "dense"], q, mode="hybrid"))
     assert partial.projects == ["thesis"] and {h.project for h in partial.hits} == {"thesis"}
     assert [(s["project"], s["code"]) for s in partial.skipped] == [
         ("nope", "INVALID_PROJECT"), ("dense", "HYBRID_NOT_SUPPORTED")]
     assert all(s["message"] and s["hint"] for s in partial.skipped)
     with pytest.raises(InvalidProject, match="no project could answer"):
-        app.query_many(["nope", "gone"], q)
+        app.query(QueryRequest.across_projects(["nope", "gone"], q))
 
     # Every project; dense mode, so the dense-only project answers too.
-    every = app.query_many(None, q, mode="dense", top_k=10)
+    every = app.query(QueryRequest.across_projects(None, q, mode="dense", top_k=10))
     assert sorted(every.projects) == ["course", "dense", "review", "thesis"]
     assert every.merge == "rrf"  # thesis/course/dense share a lock, review does not
 
     # Find similar across projects: the seed's vector is looked up where it lives.
     seed = best["thesis"]
-    sim = app.similar_many(["thesis", "review", "course"], [seed], top_k=5)
+    sim = app.similar(
+        SimilarRequest.across_projects(["thesis", "review", "course"], [seed], top_k=5)
+    )
     assert seed not in {h.chunk_id for h in sim.hits}
     assert len({h.project for h in sim.hits}) >= 2 and sim.merge == "rrf"
     with pytest.raises(InvalidInput, match="unknown chunk"):
-        app.similar_many(["review", "course"], ["00000000-0000-0000-0000-000000000000"])
+        app.similar(
+            SimilarRequest.across_projects(
+                ["review", "course"], ["00000000-0000-0000-0000-000000000000"]
+            )
+        )
 
 
 def test_a_project_locked_elsewhere_is_skipped(lib: dict[str, Any]) -> None:
@@ -145,7 +160,7 @@ def test_a_project_locked_elsewhere_is_skipped(lib: dict[str, Any]) -> None:
     asker = CiteLoom(lib["settings"])  # index_wait_s 0: no waiting
     try:
         assert holder.runtime.projects.index("review").count() == 2  # holds the shard open
-        result = asker.query_many(["thesis", "review"], "table structure")
+        result = asker.query(QueryRequest.across_projects(["thesis", "review"], "table structure"))
         assert result.projects == ["thesis"]
         assert [(s["project"], s["code"]) for s in result.skipped] == [
             ("review", "INDEX_UNAVAILABLE")]
@@ -157,16 +172,16 @@ def test_a_project_locked_elsewhere_is_skipped(lib: dict[str, Any]) -> None:
 def test_daemon_operations_and_client_mirror_the_service(app: CiteLoom) -> None:
     ops = operations(app)
     q = "vena cava filter migration"
-    here = app.query_many(["thesis", "review"], q, top_k=3)
-    there = QueryResult.from_dict(json.loads(json.dumps(ops["query_many"](
-        {"projects": ["thesis", "review"], "text": q, "top_k": 3}))))
+    here = app.query(QueryRequest.across_projects(["thesis", "review"], q, top_k=3))
+    there = QueryResult.from_dict(json.loads(json.dumps(ops["query"](json.loads(json.dumps(
+        QueryRequest.across_projects(["thesis", "review"], q, top_k=3).to_dict()))))))
     assert [(h.project, h.chunk_id) for h in there.hits] == \
         [(h.project, h.chunk_id) for h in here.hits]
     assert there.merge == "rrf" and there.projects == ["thesis", "review"]
-    sim = SimilarResult.from_dict(ops["similar_many"](
-        {"projects": None, "chunk_ids": [here.hits[0].chunk_id], "top_k": 3}))
+    sim = SimilarResult.from_dict(ops["similar"](SimilarRequest.across_projects(
+        None, [here.hits[0].chunk_id], top_k=3).to_dict()))
     assert sim.hits and here.hits[0].chunk_id not in {h.chunk_id for h in sim.hits}
-    for name in ("query_many", "similar_many", "snapshot", "restore"):
+    for name in ("query", "similar", "snapshot", "restore"):
         assert callable(getattr(RemoteCiteLoom, name)) and name in ops
 
 
@@ -244,7 +259,7 @@ def test_snapshot_restores_same_chunks_and_top_hits(lib: dict[str, Any], app: Ci
                                                     ) -> None:
     pdf = FIXTURE_PDFS / "docling__2305.03393v1-pg9.pdf"
     assert app.ingest([pdf], "papers").outcome == "ok"
-    before = app.query("papers", QUESTION, top_k=3)
+    before = app.query(QueryRequest("papers", QUESTION, top_k=3))
     shown = app.inspect("papers", sample=0)
     archive = lib["root"] / "out" / "papers.tar.gz"
     info = app.snapshot("papers", archive)
@@ -260,7 +275,7 @@ def test_snapshot_restores_same_chunks_and_top_hits(lib: dict[str, Any], app: Ci
     copy = app.inspect("copy", sample=0)
     assert (copy["chunks"], copy["documents"]) == (shown["chunks"], shown["documents"])
     assert copy["model_lock"] == shown["model_lock"] and copy["config_matches_lock"]
-    after = app.query("copy", QUESTION, top_k=3)
+    after = app.query(QueryRequest("copy", QUESTION, top_k=3))
     assert [(h.chunk_id, h.score, h.text) for h in after.hits] == \
         [(h.chunk_id, h.score, h.text) for h in before.hits]
     assert {h.project for h in after.hits} == {"copy"}  # the payload still says "papers"
@@ -272,7 +287,7 @@ def test_snapshot_restores_same_chunks_and_top_hits(lib: dict[str, Any], app: Ci
     again = app.restore(archive, "copy", force=True)
     assert again["replaced"] and again["generation"] != generation
     assert not (lib["data"] / "indexes" / "copy" / generation).exists()
-    assert [h.chunk_id for h in app.query("copy", QUESTION, top_k=3).hits] == \
+    assert [h.chunk_id for h in app.query(QueryRequest("copy", QUESTION, top_k=3)).hits] == \
         [h.chunk_id for h in before.hits]
 
     # The CLI, uncompressed, into a project a fresh process then reads.
@@ -286,7 +301,7 @@ def test_snapshot_restores_same_chunks_and_top_hits(lib: dict[str, Any], app: Ci
     assert "INVALID_INPUT" in capsys.readouterr().err
     fresh = CiteLoom(lib["settings"])
     try:
-        assert [h.chunk_id for h in fresh.query("copy2", QUESTION, top_k=3).hits] == \
+        assert [h.chunk_id for h in fresh.query(QueryRequest("copy2", QUESTION, top_k=3)).hits] == \
             [h.chunk_id for h in before.hits]
         assert fresh.inspect("copy2", sample=0)["documents"] == 1
     finally:
@@ -404,7 +419,7 @@ def test_a_damaged_archive_is_refused_and_nothing_is_left(
     app.snapshot("review", good)
     assert not dead.exists()  # swept by the next snapshot or restore
     before_dirs = sorted(p.name for p in index_dir.iterdir())
-    hits = [h.chunk_id for h in app.query("review", "table structure").hits]
+    hits = [h.chunk_id for h in app.query(QueryRequest("review", "table structure")).hits]
     generation = app.runtime.projects.index("review").generation
 
     flipped = lib["root"] / f"flipped{suffix}"
@@ -424,7 +439,9 @@ def test_a_damaged_archive_is_refused_and_nothing_is_left(
         with pytest.raises(SnapshotInvalid):
             app.restore(damaged, "review", force=True)
         assert app.runtime.projects.index("review").generation == generation
-        assert [h.chunk_id for h in app.query("review", "table structure").hits] == hits
+        assert [
+            h.chunk_id for h in app.query(QueryRequest("review", "table structure")).hits
+        ] == hits
         assert sorted(p.name for p in index_dir.iterdir()) == before_dirs
     app.close()
     assert main(["restore", str(flipped), "-p", "copy"]) == 1
@@ -472,14 +489,16 @@ def test_server_backend_snapshot_through_the_service(
         assert app.index_texts("srv", THESIS).outcome == "ok"
         store = app.runtime.projects.store(settings.project("srv"))
         emulate_server_snapshots(monkeypatch, store)
-        before = [h.chunk_id for h in app.query("srv", "vena cava filters").hits]
+        before = [h.chunk_id for h in app.query(QueryRequest("srv", "vena cava filters")).hits]
         archive = lib["root"] / "srv.tar.gz"
         info = app.snapshot("srv", archive)
         manifest = verify(archive)
         assert manifest["backend"] == "server" and info["chunks"] == 3
         assert "index/collection.snapshot" in {f["path"] for f in manifest["files"]}
         app.restore(archive, "srv2")
-        assert [h.chunk_id for h in app.query("srv2", "vena cava filters").hits] == before
+        assert [
+            h.chunk_id for h in app.query(QueryRequest("srv2", "vena cava filters")).hits
+        ] == before
         assert store.current_generation("srv2") == "g0001"
         app.restore(archive, "srv2", force=True)
         assert store.current_generation("srv2") == "g0002"

@@ -25,6 +25,7 @@ from citeloom.eval.pdfqa_set import load_devset
 from citeloom.index import SearchFilter
 from citeloom.payload import external_metadata, heading_key, merge_metadata
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 from citeloom.sources.texts import TextDoc
 from citeloom.structure.metadata import parse_byline
 
@@ -152,19 +153,19 @@ def test_folder_pdfs_carry_authors_year_and_doi_from_the_pdf(app: Any) -> None:
         assert got.get("doi") == want["doi"], name
         assert got["metadata_source"] == want["metadata_source"], name
     # Every hit says who and when, the CLI and MCP alike (hit_json carries it).
-    hits = app.query("demo", "deep venous thrombosis prophylaxis complications",
-                     top_k=3).hits
+    hits = app.query(QueryRequest("demo", "deep venous thrombosis prophylaxis complications",
+                                  top_k=3)).hits
     assert hits[0].byline == "Datta et al. · 2010"
     assert hits[0].metadata_source["year"] == "pdf-text"
 
 
 def test_year_filter_says_how_many_documents_it_left_out(app: Any) -> None:
-    res = app.query("demo", "quality improvement", flt=SearchFilter(year_from=1900),
-                    top_k=10)
+    res = app.query(QueryRequest("demo", "quality improvement",
+                                 flt=SearchFilter(year_from=1900), top_k=10))
     assert res.hits and all(h.year and h.year >= 1900 for h in res.hits)
     assert res.excluded == {"year": 1}  # the page-9 excerpt states no year
     assert res.reason is None
-    none = app.query("demo", "quality improvement", flt=SearchFilter(year_from=2020))
+    none = app.query(QueryRequest("demo", "quality improvement", flt=SearchFilter(year_from=2020)))
     assert none.hits == []
     assert none.reason["code"] == "FILTERED_OUT"
     assert "1 of 3 documents have no year" in none.reason["message"]
@@ -175,30 +176,37 @@ def test_an_inverted_range_is_invalid_input(app: Any) -> None:
     for flt in (SearchFilter(year_from=2030, year_to=2000),
                 SearchFilter(page_from=5, page_to=2)):
         with pytest.raises(InvalidInput) as err:
-            app.query("demo", "quality", flt=flt)
+            app.query(QueryRequest("demo", "quality", flt=flt))
         assert err.value.code == "INVALID_INPUT" and "swap" in err.value.hint
         with pytest.raises(InvalidInput):
-            app.query_many(["demo"], "quality", flt=flt)
-    ok = app.query("demo", "quality", flt=SearchFilter(year_from=2010, year_to=2010))
+            app.query(QueryRequest.across_projects(["demo"], "quality", flt=flt))
+    ok = app.query(QueryRequest("demo", "quality", flt=SearchFilter(year_from=2010, year_to=2010)))
     assert ok.hits and {h.year for h in ok.hits} == {2010}
 
 
 def test_authors_match_by_family_name_and_sections_by_heading_words(app: Any) -> None:
     for typed in (["datta"], ["BALL"], ["Kortbeek, J"], ["Chad G Ball"]):
-        hits = app.query("demo", "complications of prophylaxis",
-                         flt=SearchFilter(authors=typed), top_k=5).hits
+        hits = app.query(
+            QueryRequest(
+                "demo", "complications of prophylaxis", flt=SearchFilter(authors=typed), top_k=5
+            )
+        ).hits
         assert hits, typed
         assert {Path(h.source_path).name for h in hits} == {"cermine__test1.pdf"}, typed
-    stored = app.query("demo", "complications", top_k=1,
-                       flt=SearchFilter(authors=["Datta, Indraneel"])).hits
+    stored = app.query(
+        QueryRequest(
+            "demo", "complications", top_k=1, flt=SearchFilter(authors=["Datta, Indraneel"])
+        )
+    ).hits
     assert stored and stored[0].authors[0] == "Datta, Indraneel"  # the stored form too
-    nobody = app.query("demo", "complications", flt=SearchFilter(authors=["Smith"]))
+    nobody = app.query(QueryRequest("demo", "complications", flt=SearchFilter(authors=["Smith"])))
     assert nobody.hits == [] and nobody.reason["code"] == "FILTERED_OUT"
     assert nobody.excluded == {"authors": 1}
 
     for typed in ("methods", "2 Methods", "METHODS"):
-        hits = app.query("demo", "study design", top_k=5,
-                         flt=SearchFilter(section_prefix=typed)).hits
+        hits = app.query(
+            QueryRequest("demo", "study design", top_k=5, flt=SearchFilter(section_prefix=typed))
+        ).hits
         assert hits, typed
         for h in hits:  # each under a heading "Methods", at whatever depth
             assert "methods" in [heading_key(x) for x in h.section_path.split(" > ")], typed
@@ -240,16 +248,19 @@ def test_one_passage_per_paper_returns_top_k_papers(app: Any, mode: str) -> None
         sparse=app.runtime.sparse().embed_query(query) if mode != "dense" else None,
         mode=mode, limit=25)
     assert len({h.payload["doc_id"] for h in first}) < 5
-    res = app.query("many", query, mode=mode, top_k=5, group_by_doc=True)
+    res = app.query(QueryRequest("many", query, mode=mode, top_k=5, group_by_doc=True))
     docs = [h.doc_id for h in res.hits]
     assert len(docs) == 5 == len(set(docs))
     assert docs[0] == "big"
     # Asking for more papers than there are gives them all, each once.
-    every = app.query("many", query, mode="dense", top_k=20, group_by_doc=True)
+    every = app.query(QueryRequest("many", query, mode="dense", top_k=20, group_by_doc=True))
     assert sorted(h.doc_id for h in every.hits) == sorted(["big"] + [f"small{i}" for i in
                                                                    range(len(OTHER))])
-    across = app.query_many(["many", "demo"], query, mode="dense", top_k=5,
-                            group_by_doc=True)
+    across = app.query(
+        QueryRequest.across_projects(
+            ["many", "demo"], query, mode="dense", top_k=5, group_by_doc=True
+        )
+    )
     assert len({(h.project, h.doc_id) for h in across.hits}) == 5
 
 
@@ -303,8 +314,8 @@ def test_a_page_hit_is_its_pages_best_chunks_and_shows_the_answer(app: Any) -> N
     q = next(q for q in load_devset() if q.id == "ex2-05")  # a definition in cermine example2
     # With MiniLM, whose chunk ranking puts the answer 6th or later (bge-small ranks it in
     # the top five: no dev or held-out question over these PDFs shows the case with it).
-    chunks = app.query("demo-minilm", q.question, top_k=25, per_page=False).hits
-    pages = app.query("demo-minilm", q.question, top_k=5).hits  # one hit per page
+    chunks = app.query(QueryRequest("demo-minilm", q.question, top_k=25, per_page=False)).hits
+    pages = app.query(QueryRequest("demo-minilm", q.question, top_k=5)).hits  # one hit per page
     keys = [(h.doc_id, h.page_start) for h in pages]
     # the pages in the order of their best chunk in the chunk ranking (the same 25 chunks)
     assert keys == list(dict.fromkeys((h.doc_id, h.page_start) for h in chunks))[:5]
@@ -328,14 +339,16 @@ def test_a_quoted_phrase_is_found_as_written(app: Any) -> None:
         return [holds_phrases(c, ["vena cava filters"]) for c in chunks]
 
     for per_page in (True, False):
-        quoted = app.query("demo", 'complications of "vena cava filters"', top_k=5,
-                           per_page=per_page)
+        quoted = app.query(
+            QueryRequest("demo", 'complications of "vena cava filters"', top_k=5, per_page=per_page)
+        )
         assert quoted.hits and quoted.reason is None and all(hold(quoted.hits))
-        unquoted = app.query("demo", "complications of vena cava filters", top_k=5,
-                             per_page=per_page)
+        unquoted = app.query(
+            QueryRequest("demo", "complications of vena cava filters", top_k=5, per_page=per_page)
+        )
         assert not all(hold(unquoted.hits))  # the words alone find other passages too
     # the same words in another order are no phrase of these papers
-    reordered = app.query("demo", '"filters cava vena"', top_k=5)
+    reordered = app.query(QueryRequest("demo", '"filters cava vena"', top_k=5))
     assert reordered.hits == [] and reordered.reason["code"] == "NO_MATCH"
     assert '"filters cava vena"' in reordered.reason["message"]
-    assert app.query("demo", "filters cava vena", top_k=5).hits  # unquoted: found
+    assert app.query(QueryRequest("demo", "filters cava vena", top_k=5)).hits  # unquoted: found

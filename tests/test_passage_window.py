@@ -11,6 +11,7 @@ from citeloom.index import Hit
 from citeloom.payload import ELLIPSIS, PART_GAP, passage, terms, window
 from citeloom.search.ranking import PAGE_PARTS, by_page
 from citeloom.service import CiteLoom, TextDoc
+from citeloom.service.api import QueryRequest, SimilarRequest
 
 FILLER = [f"Participant group {n} attended the clinic on a weekday and completed the usual "
           "questionnaire about sleep and diet." for n in range(1, 9)]
@@ -91,8 +92,11 @@ def test_a_real_chunk_shows_its_last_sentence(make_settings, mode: str) -> None:
         app.index_texts("win", [TextDoc(doc_id="notes", title="Clinic notes", text=TEXT),
                                 TextDoc(doc_id="other", title="Other",
                                         text="Sleep and diet questionnaires in clinics.")])
-        res = app.query("win", "osmium assay Kittilä cohort micrograms", mode=mode, top_k=2,
-                        max_chars=300)
+        res = app.query(
+            QueryRequest(
+                "win", "osmium assay Kittilä cohort micrograms", mode=mode, top_k=2, max_chars=300
+            )
+        )
         top = res.hits[0]
         assert top.doc_id == "notes"
         chunk = next(app.runtime.projects.index("win").scroll("notes")).payload
@@ -101,8 +105,8 @@ def test_a_real_chunk_shows_its_last_sentence(make_settings, mode: str) -> None:
         assert top.text.endswith(FACT) and len(top.text) <= 300
         # find-similar has no query: the same chunk shows its head
         other = next(app.runtime.projects.index("win").scroll("other")).id
-        similar = app.similar("win", [other], top_k=2, max_chars=300)
-        shown = next(p for p in similar if p.doc_id == "notes").text
+        similar = app.similar(SimilarRequest("win", [other], top_k=2, max_chars=300))
+        shown = next(p for p in similar.hits if p.doc_id == "notes").text
         assert shown.startswith(FILLER[0]) and FACT not in shown
     finally:
         app.close()

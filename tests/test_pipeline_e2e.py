@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 
 from .conftest import FIXTURE_PDFS, ROOT
 
@@ -59,7 +60,7 @@ def test_ingest_indexes_every_fixture(ingested) -> None:
 )
 def test_known_answer_in_top3(ingested, question: str, filename: str, page: int) -> None:
     _, app, _ = ingested
-    result = app.query("fx", question, top_k=3)
+    result = app.query(QueryRequest("fx", question, top_k=3))
     assert result.mode == "hybrid" and result.fusion == "dbsf"
     found = [(Path(h.source_path).name, h.page_start, h.page_end) for h in result.hits]
     assert any(name == filename and start <= page <= end for name, start, end in found), found

@@ -13,6 +13,7 @@ import pytest
 from citeloom.index import SearchFilter
 from citeloom.ingest.pipeline import Pipeline
 from citeloom.service import CiteLoom, TextDoc
+from citeloom.service.api import QueryRequest
 
 from .conftest import CORPUS, FIXTURE_PDFS
 from .test_zotero_ingest import library  # noqa: F401 (a real zotero.sqlite with two PDFs)
@@ -58,7 +59,9 @@ def test_files_and_folders(make_settings, tmp_path: Path, runs: list[str]) -> No
         audit = _audit(files)
         assert [(r["status"], r["source"], r["started_by"]) for r in audit] == [
             ("indexed", "files", "test")] * 2
-        top = app.query("f", "retrievable vena cava filter migration", top_k=1).hits[0]
+        top = app.query(QueryRequest("f", "retrievable vena cava filter migration", top_k=1)).hits[
+            0
+        ]
         assert Path(top.source_path).name == "thrombosis.pdf"
     finally:
         app.close()
@@ -77,7 +80,9 @@ def test_zotero_collection(make_settings, tmp_path: Path, library: dict,  # noqa
         ids = {name: {h.id for h in app.runtime.projects.index(name).scroll()} for name in "zf"}
         assert ids["z"] == ids["f"]
         assert files.count("indexed") == 2  # other project, from the conversion cache
-        cited = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
+        cited = app.query(
+            QueryRequest("z", "retrievable vena cava filter migration", top_k=1)
+        ).hits[0]
         assert cited.citekey and cited.zotero_link and cited.year
     finally:
         app.close()
@@ -91,7 +96,9 @@ def test_reindex_from_the_catalog(make_settings, library: dict, runs: list[str],
     try:
         app.ingest_zotero("z", "Thesis", annotations=False)
         ids = {h.id for h in app.runtime.projects.index("z").scroll()}
-        cited = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
+        cited = app.query(
+            QueryRequest("z", "retrievable vena cava filter migration", top_k=1)
+        ).hits[0]
 
         def no_conversion(*_a, **_k):  # type: ignore[no-untyped-def]
             raise AssertionError("converted again")
@@ -102,7 +109,9 @@ def test_reindex_from_the_catalog(make_settings, library: dict, runs: list[str],
         assert runs[-1] == "CatalogSource" and again.count("indexed") == 2, again.to_dict()
         assert app.runtime.projects.index("z").generation != generation
         assert {h.id for h in app.runtime.projects.index("z").scroll()} == ids
-        after = app.query("z", "retrievable vena cava filter migration", top_k=1).hits[0]
+        after = app.query(
+            QueryRequest("z", "retrievable vena cava filter migration", top_k=1)
+        ).hits[0]
         assert (after.citekey, after.zotero_link, after.authors) == (
             cited.citekey, cited.zotero_link, cited.authors)
         assert len(app.runtime.projects.catalog("z")) == 2
@@ -140,7 +149,7 @@ def test_plain_texts(make_settings, runs: list[str]) -> None:
             TextDoc("d1", "Vena cava filters", "Filters migrated in three to eight percent."),
             TextDoc("d2", "Table recognition", "TableFormer predicts table structure.")])
         assert runs == ["TextSource"] and texts.count("indexed") == 2
-        top = app.query("t", "how often do filters migrate", top_k=1).hits[0]
+        top = app.query(QueryRequest("t", "how often do filters migrate", top_k=1)).hits[0]
         assert top.doc_id == "d1" and top.title == "Vena cava filters"
         assert [(r["source"], r["started_by"]) for r in _audit(texts)] == [("texts", "eval")] * 2
         assert len(app.runtime.projects.catalog("t")) == 0  # texts have no file to keep track of
@@ -156,7 +165,10 @@ def test_plain_texts(make_settings, runs: list[str]) -> None:
         assert runs[-1] == "ChainSource" and again.count("indexed") == 3, again.to_dict()
         assert {h.id: (h.payload["doc_id"], h.payload["chunk_text"], h.payload["title"])
                 for h in app.runtime.projects.index("t").scroll()} == before
-        assert app.query("t", "how often do filters migrate", top_k=1).hits[0].doc_id == "d1"
+        assert (
+            app.query(QueryRequest("t", "how often do filters migrate", top_k=1)).hits[0].doc_id
+            == "d1"
+        )
         assert len(app.runtime.projects.catalog("t")) == 0
     finally:
         app.close()

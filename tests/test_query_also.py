@@ -10,6 +10,7 @@ from citeloom.errors import InvalidInput
 from citeloom.index import Hit
 from citeloom.search.ranking import MAX_ALSO, summed
 from citeloom.service import CiteLoom, TextDoc
+from citeloom.service.api import QueryRequest
 
 MASKS = (
     "Les masques en tissu doivent être lavés à 60 °C pendant 30 minutes selon le guide. "
@@ -66,8 +67,8 @@ def _rank(result, doc_id: str) -> int | None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("mode", ["hybrid", "dense"])
 def test_a_translation_finds_the_paper_in_its_own_language(app: CiteLoom, mode: str) -> None:
-    alone = app.query("lib", QUESTION, mode=mode, top_k=5)
-    both = app.query("lib", QUESTION, mode=mode, top_k=5, also=[FRENCH])
+    alone = app.query(QueryRequest("lib", QUESTION, mode=mode, top_k=5))
+    both = app.query(QueryRequest("lib", QUESTION, mode=mode, top_k=5, also=[FRENCH]))
     assert _rank(alone, "masques") != 1  # the English models miss the French paper...
     assert _rank(both, "masques") == 1  # ...which its own language finds
     assert both.also == [FRENCH] and both.to_dict()["also"] == [FRENCH]
@@ -75,29 +76,29 @@ def test_a_translation_finds_the_paper_in_its_own_language(app: CiteLoom, mode: 
 
 
 def test_the_shown_window_matches_the_translation_too(app: CiteLoom) -> None:
-    hit = app.query("lib", QUESTION, top_k=1, also=[FRENCH], max_chars=160).hits[0]
+    hit = app.query(QueryRequest("lib", QUESTION, top_k=1, also=[FRENCH], max_chars=160)).hits[0]
     assert hit.doc_id == "masques" and len(hit.text) <= 160
     assert "casserole couverte" in hit.text  # the sentence that answers, not the head
 
 
 def test_the_question_again_changes_nothing(app: CiteLoom) -> None:
-    alone = app.query("lib", QUESTION, top_k=5)
-    again = app.query("lib", QUESTION, top_k=5, also=[QUESTION, "  ", ""])
+    alone = app.query(QueryRequest("lib", QUESTION, top_k=5))
+    again = app.query(QueryRequest("lib", QUESTION, top_k=5, also=[QUESTION, "  ", ""]))
     assert [h.chunk_id for h in again.hits] == [h.chunk_id for h in alone.hits]
     assert again.also == [QUESTION]  # blanks dropped
 
 
 def test_across_projects_per_chunk_and_per_paper_too(app: CiteLoom) -> None:
-    res = app.query_many(["lib"], QUESTION, top_k=5, also=[FRENCH])
+    res = app.query(QueryRequest.across_projects(["lib"], QUESTION, top_k=5, also=[FRENCH]))
     assert res.hits[0].doc_id == "masques" and res.also == [FRENCH]
     for kw in ({"per_page": False}, {"group_by_doc": True}):
-        hits = app.query("lib", QUESTION, top_k=5, also=[FRENCH], **kw).hits
+        hits = app.query(QueryRequest("lib", QUESTION, top_k=5, also=[FRENCH], **kw)).hits
         assert hits[0].doc_id == "masques" and len(hits) == 5, kw
 
 
 def test_too_many_phrasings_is_invalid_input(app: CiteLoom) -> None:
     with pytest.raises(InvalidInput, match=f"at most {MAX_ALSO}"):
-        app.query("lib", QUESTION, also=[f"variant {i}" for i in range(MAX_ALSO + 1)])
+        app.query(QueryRequest("lib", QUESTION, also=[f"variant {i}" for i in range(MAX_ALSO + 1)]))
 
 
 def test_summed_by_hand() -> None:

@@ -21,9 +21,10 @@ from pathlib import Path
 import citeloom.mcp.server  # the server module, as `citeloom serve` loads it
 from citeloom.config import Settings
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 app = CiteLoom(Settings(data_dir=Path(sys.argv[1]), models_dir=Path(sys.argv[2])))
 for mode in ("hybrid", "dense", "sparse"):
-    hits = app.query("q", "table structure recognition", mode=mode, top_k=3).hits
+    hits = app.query(QueryRequest("q", "table structure recognition", mode=mode, top_k=3)).hits
     assert hits, mode
 app.inspect("q"); app.list_projects()
 print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))

@@ -10,6 +10,7 @@ import pytest
 from citeloom.index import Hit
 from citeloom.search.ranking import reranked
 from citeloom.service import CiteLoom, TextDoc
+from citeloom.service.api import QueryRequest
 
 ANSWER = ("The Breusch-Pagan test fits a linear regression model to the residuals and "
           "rejects if too much of the variance is explained by the auxiliary explanatory "
@@ -59,17 +60,17 @@ def test_cross_encoder_reads_the_answer_as_the_better_passage(app: CiteLoom) -> 
 
 
 def test_a_query_reranks_only_when_asked(app: CiteLoom) -> None:
-    plain = app.query("lib", QUESTION, top_k=5)
+    plain = app.query(QueryRequest("lib", QUESTION, top_k=5))
     assert "rerank" not in plain.models  # off by default (rerank_depth = 0)
     assert plain.timings_ms["rerank"] == 0.0 or plain.timings_ms["rerank"] < 1.0
-    again = app.query("lib", QUESTION, top_k=5, rerank=5)
+    again = app.query(QueryRequest("lib", QUESTION, top_k=5, rerank=5))
     assert again.models["rerank"] == "cross-encoder/ms-marco-MiniLM-L-12-v2"
     assert again.timings_ms["rerank"] > 0
     assert {h.doc_id for h in again.hits} == {h.doc_id for h in plain.hits}  # re-ordered
     verdicts = app.runtime.models.reranker().score(QUESTION, [h.text for h in again.hits])
     assert again.hits[0].doc_id == "answer"
     assert verdicts[0] == max(verdicts)
-    across = app.query_many(["lib"], QUESTION, top_k=5, rerank=5)
+    across = app.query(QueryRequest.across_projects(["lib"], QUESTION, top_k=5, rerank=5))
     assert across.models["rerank"] and across.hits[0].doc_id == "answer"
 
 
@@ -78,8 +79,8 @@ def test_a_project_can_turn_reranking_on(app: CiteLoom) -> None:
 
     app.settings.projects["lib"] = ProjectConfig(name="lib", rerank_depth=3)  # citeloom.toml
     try:
-        res = app.query("lib", QUESTION, top_k=5)
+        res = app.query(QueryRequest("lib", QUESTION, top_k=5))
         assert "rerank" in res.models
-        assert "rerank" not in app.query("lib", QUESTION, top_k=5, rerank=0).models
+        assert "rerank" not in app.query(QueryRequest("lib", QUESTION, top_k=5, rerank=0)).models
     finally:
         del app.settings.projects["lib"]

@@ -18,6 +18,7 @@ import pytest
 from citeloom.config import ProjectConfig
 from citeloom.errors import EmbeddingMismatch, IndexUnavailable
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 
 from .conftest import CORPUS, FIXTURE_PDFS, ROOT
 
@@ -146,7 +147,7 @@ def test_list_projects_counts_from_catalog_and_idle_index_is_released(
     other = CiteLoom(make_settings())  # another process's turn: the shard opens
     assert other.runtime.projects.index("p").count() == entry["chunks"]
     other.close()
-    assert app.query("p", "table structure", top_k=2).hits  # reopened on use
+    assert app.query(QueryRequest("p", "table structure", top_k=2)).hits  # reopened on use
     app.close()
 
 
@@ -208,7 +209,9 @@ def test_other_chunk_settings_are_refused_then_migrated(make_settings, papers: P
     def ask() -> None:
         while not stop.is_set():
             try:
-                answers.append(len(app.query("p", "table structure recognition", top_k=3).hits))
+                answers.append(
+                    len(app.query(QueryRequest("p", "table structure recognition", top_k=3)).hits)
+                )
             except BaseException as exc:  # noqa: BLE001 - any failure fails the test
                 errors.append(exc)
 

@@ -19,6 +19,7 @@ import pytest
 from citeloom.convert import textlayer
 from citeloom.convert.health import ledger_of, page_entries, page_texts, stale
 from citeloom.convert.texthealth import OK, UNREADABLE, health
+from citeloom.service.api import QueryRequest
 
 from .conftest import CORPUS, FIXTURE_PDFS, SHARED
 
@@ -266,7 +267,7 @@ def test_a_project_converted_before_the_ladder_is_reread_by_reindex(  # type: ig
         assert report.outcome == "ok" and report.health()["pages"]["repaired"] == 1
         info = app.health("p")
         assert info["reread"] == [] and info["papers_not_whole"] == 0
-        hits = app.query("p", "fluctuation of income", top_k=1).hits
+        hits = app.query(QueryRequest("p", "fluctuation of income", top_k=1)).hits
         assert "fluctuation of income" in hits[0].text and not soup(hits[0].text)
     finally:
         app.close()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from citeloom.service import CiteLoom
+from citeloom.service.api import QueryRequest
 
 from .conftest import CORPUS, FIXTURE_PDFS, SHARED
 
@@ -65,7 +66,7 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     assert report.count("indexed") == 2 and report.outcome == "ok", report.to_dict()
     assert [i["zotero_key"] for i in report.items_without_pdf] == [library["keys"][2]]
 
-    result = app.query("z", "retrievable vena cava filter migration", top_k=3)
+    result = app.query(QueryRequest("z", "retrievable vena cava filter migration", top_k=3))
     top = result.hits[0]
     item = truth[library["keys"][0]]
     assert top.citekey == item.citekey and item.citekey
@@ -75,7 +76,9 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     # Opens the PDF in Zotero at the passage's page.
     assert top.zotero_link == f"zotero://open-pdf/library/items/ATTTHROM?page={top.page_start}"
     # Filters on Zotero metadata work on the indexed payload.
-    only = app.query("z", "table", top_k=5, flt=_flt(citekeys=[truth[library["keys"][1]].citekey]))
+    only = app.query(
+        QueryRequest("z", "table", top_k=5, flt=_flt(citekeys=[truth[library["keys"][1]].citekey]))
+    )
     assert only.hits and {h.citekey for h in only.hits} == {truth[library["keys"][1]].citekey}
 
     # Unchanged Zotero versions: nothing is converted or embedded again.
@@ -124,13 +127,13 @@ def test_standalone_pdf_in_a_collection_is_ingested(make_settings, library: dict
     app = CiteLoom(make_settings())
     report = app.ingest_zotero("z", "Inbox")
     assert report.count("indexed") == 1 and not report.items_without_pdf, report.to_dict()
-    hits = app.query("z", "abstract", top_k=3).hits
+    hits = app.query(QueryRequest("z", "abstract", top_k=3)).hits
     assert hits and {h.zotero_key for h in hits} == {"LOOSEPDF"}
     # No Better BibTeX key for the item: one made from its metadata, as for a folder's PDFs.
     assert hits[0].citekey and hits[0].citekey.isascii() and hits[0].citekey.islower()
     assert hits[0].zotero_link.startswith("zotero://open-pdf/library/items/LOOSEPDF?page=")
     assert hits[0].title and "Smith 2020" not in hits[0].title
-    assert app.query("z", "abstract", top_k=3, flt=_flt(collections=["Inbox"])).hits
+    assert app.query(QueryRequest("z", "abstract", top_k=3, flt=_flt(collections=["Inbox"]))).hits
     app.close()
 
 

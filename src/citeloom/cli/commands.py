@@ -158,45 +158,40 @@ def query_filter(args: argparse.Namespace) -> Any:
 
 
 def cmd_query(args: argparse.Namespace, settings: Any) -> int:
-    from citeloom.payload import hit_json
+    from citeloom.service.api import QueryRequest, SimilarRequest
 
     names = args.project or []
     across = len(names) > 1 or args.all_projects
-    many = None if args.all_projects else names  # None: every project with an index
-    project = names[0] if names else None
+    where: dict[str, Any] = {"project": names[0] if names else None}
+    if across:  # every project with an index, or these, merged
+        where = {"project": None, "projects": () if args.all_projects else names,
+                 "all_projects": args.all_projects}
     skipped: list[dict[str, str]] = []
     warnings: list[dict[str, str]] = []
-    data: Any
     if not args.text and not args.similar_to:
         raise InvalidInput("no question given", "give TEXT, or --similar-to CHUNK_ID")
     with _service(settings) as app:
-        if args.similar_to and across:
-            res = app.similar_many(many, args.similar_to, top_k=args.top_k,
-                                   flt=query_filter(args), max_chars=settings.passage_chars)
-            hits, skipped, data = res.hits, res.skipped, res.to_dict()
-            header = f"{', '.join(res.projects)} · similar to {', '.join(args.similar_to)}"
-        elif args.similar_to:
-            hits = app.similar(project, args.similar_to, top_k=args.top_k,
-                               flt=query_filter(args), max_chars=settings.passage_chars)
-            header = f"similar to {', '.join(args.similar_to)}"
-            data = {"project": settings.project(project, create=True).name,
-                    "similar_to": args.similar_to, "mode": "recommend",
-                    "hits": [hit_json(h) for h in hits]}  # the shape of every answer
+        if args.similar_to:
+            found = app.similar(SimilarRequest(
+                chunk_ids=args.similar_to, top_k=args.top_k, flt=query_filter(args),
+                max_chars=settings.passage_chars, **where))
+            hits, skipped, data = found.hits, found.skipped, found.to_dict()
+            header = (f"{', '.join(found.projects)} · " if across else "") + \
+                f"similar to {', '.join(args.similar_to)}"
         else:
-            kw: dict[str, Any] = dict(
-                mode=args.mode, top_k=args.top_k, fusion=args.fusion, flt=query_filter(args),
-                group_by_doc=args.per_doc, include_references=args.include_references,
+            result = app.query(QueryRequest(
+                text=args.text, mode=args.mode, top_k=args.top_k, fusion=args.fusion,
+                flt=query_filter(args), group_by_doc=args.per_doc,
+                include_references=args.include_references,
                 max_chars=settings.passage_chars, per_page=not args.per_chunk,
-                also=args.also, rerank=args.rerank)
-            result = (app.query_many(many, args.text, **kw) if across
-                      else app.query(project, args.text, **kw))
+                also=args.also or (), rerank=args.rerank, **where))
             hits, skipped, warnings = result.hits, result.skipped, result.warnings
             how = args.mode + (f" ({args.fusion})" if args.mode == "hybrid" else "")
             if result.also:
                 how += f" + {len(result.also)} other phrasing{'s' * (len(result.also) > 1)}"
-            where = (f"{', '.join(result.projects)} (merged by {result.merge})" if across
+            shown = (f"{', '.join(result.projects)} (merged by {result.merge})" if across
                      else result.project)
-            header = (f"{where} · {how} · {len(hits)} hit{'' if len(hits) == 1 else 's'} · "
+            header = (f"{shown} · {how} · {len(hits)} hit{'' if len(hits) == 1 else 's'} · "
                       f"{result.timings_ms['total']:.0f} ms")
             data = result.to_dict()
     if args.json:

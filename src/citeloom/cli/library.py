@@ -12,25 +12,24 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeloom.errors import InvalidInput
 
+if TYPE_CHECKING:
+    from citeloom.config import Settings
+    from citeloom.service.api import Library
+
 
 @contextlib.contextmanager
-def service(settings: Any) -> Iterator[Any]:
+def service(settings: Settings) -> Iterator[Library]:
     """The service, closed after the command: the library daemon's (started if none runs),
     or with ``[daemon] enabled = false`` one in this process, which waits (with a message)
     for an index another process has open (an in-process MCP server lets go of it after
     ``release_idle_s`` without queries)."""
-    if settings.daemon:
-        from citeloom.daemon.client import RemoteCiteLoom
+    from citeloom.daemon.client import connect
 
-        app: Any = RemoteCiteLoom(settings, started_by="cli")
-    else:
-        from citeloom.service import CiteLoom
-
-        app = CiteLoom(settings, index_wait_s=settings.release_idle_s + 10, started_by="cli")
+    app = connect(settings, started_by="cli", index_wait_s=settings.release_idle_s + 10)
     try:
         yield app
     finally:

@@ -11,16 +11,18 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citeloom.config import Settings
 from citeloom.daemon import DaemonPaths, agree, daemon_paths, install_fingerprint
 from citeloom.errors import CiteLoomError, IndexUnavailable, from_dict
-from citeloom.index import DEFAULT_FUSION, SearchFilter
 from citeloom.payload import PASSAGE_CHARS, Passage
 from citeloom.report import FileResult, IngestReport
+
+if TYPE_CHECKING:
+    from citeloom.search.query import QueryResult, SimilarResult
+    from citeloom.service.api import Library, QueryRequest, SimilarRequest
 
 START_TIMEOUT_S = 60.0  # a cold start imports the service: seconds on a slow machine
 
@@ -174,48 +176,22 @@ class RemoteCiteLoom:
         return self.client.post(f"/call/{op}", self.client.agreeing(args))
 
     # -- queries and the library ----------------------------------------------------------
-    def query(self, project_name: str | None, text: str, *, mode: str = "hybrid",
-              top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
-              group_by_doc: bool = False, include_references: bool = False,
-              max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-              also: list[str] | None = None, rerank: int | None = None) -> Any:
+    def query(self, request: QueryRequest) -> QueryResult:
         from citeloom.search.query import QueryResult
 
-        return QueryResult.from_dict(self._call(
-            "query", project=self._name(project_name), text=text, mode=mode, top_k=top_k,
-            fusion=fusion, flt=asdict(flt) if flt else None, group_by_doc=group_by_doc,
-            include_references=include_references, max_chars=max_chars,
-            per_page=per_page, also=also or [], rerank=rerank))
+        return QueryResult.from_dict(self._call("query", **self._named(request.to_dict())))
 
-    def similar(self, project_name: str | None, chunk_ids: list[str],
-                negative_ids: list[str] | None = None, top_k: int = 10,
-                flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> list[Passage]:
-        hits = self._call("similar", project=self._name(project_name), chunk_ids=chunk_ids,
-                          negative_ids=negative_ids, top_k=top_k,
-                          flt=asdict(flt) if flt else None, max_chars=max_chars)
-        return [Passage(**h) for h in hits]
-
-    def query_many(self, projects: list[str] | None, text: str, *, mode: str = "hybrid",
-                   top_k: int = 10, fusion: str = DEFAULT_FUSION, flt: SearchFilter | None = None,
-                   group_by_doc: bool = False, include_references: bool = False,
-                   max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-                   also: list[str] | None = None, rerank: int | None = None) -> Any:
-        from citeloom.search.query import QueryResult
-
-        return QueryResult.from_dict(self._call(
-            "query_many", projects=projects, text=text, mode=mode, top_k=top_k,
-            fusion=fusion, flt=asdict(flt) if flt else None, group_by_doc=group_by_doc,
-            include_references=include_references, max_chars=max_chars,
-            per_page=per_page, also=also or [], rerank=rerank))
-
-    def similar_many(self, projects: list[str] | None, chunk_ids: list[str],
-                     negative_ids: list[str] | None = None, top_k: int = 10,
-                     flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> Any:
+    def similar(self, request: SimilarRequest) -> SimilarResult:
         from citeloom.search.query import SimilarResult
 
-        return SimilarResult.from_dict(self._call(
-            "similar_many", projects=projects, chunk_ids=chunk_ids, negative_ids=negative_ids,
-            top_k=top_k, flt=asdict(flt) if flt else None, max_chars=max_chars))
+        return SimilarResult.from_dict(self._call("similar", **self._named(request.to_dict())))
+
+    def _named(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A request whose one project is named as this command's settings name it (the
+        default project when none is given)."""
+        if not (request["projects"] is not None or request["all_projects"]):
+            request["project"] = self._name(request["project"])
+        return request
 
     def snapshot(self, project_name: str | None, out: Path) -> dict[str, Any]:
         return self._call("snapshot", project=self._name(project_name),
@@ -341,3 +317,14 @@ class RemoteCiteLoom:
         if state["state"] == "cancelled":
             raise KeyboardInterrupt
         return IngestReport.from_dict(state["report"])
+
+
+def connect(settings: Settings, *, started_by: str, index_wait_s: float) -> Library:
+    """The service a shell talks to, decided in one place: the library daemon's (a client;
+    the daemon is started when none runs), or with ``[daemon] enabled = false`` one in this
+    process, which waits ``index_wait_s`` for an index another process has open."""
+    if settings.daemon:
+        return RemoteCiteLoom(settings, started_by=started_by)
+    from citeloom.service import CiteLoom
+
+    return CiteLoom(settings, index_wait_s=index_wait_s, started_by=started_by)

@@ -37,8 +37,8 @@ from citeloom import __version__
 from citeloom.config import Settings
 from citeloom.daemon import DaemonPaths, agree, daemon_paths, install_fingerprint
 from citeloom.errors import CiteLoomError, IndexUnavailable, InvalidInput, as_error
-from citeloom.index import DEFAULT_FUSION, SearchFilter
 from citeloom.payload import PASSAGE_CHARS, hit_json
+from citeloom.service.api import QueryRequest, SimilarRequest
 
 if TYPE_CHECKING:
     from citeloom.service.app import CiteLoom
@@ -47,23 +47,11 @@ log = logging.getLogger("citeloom.daemon")
 ZYGOTE_AFTER_S = 5.0  # the MCP zygote starts this long after the daemon (prefork.py)
 
 
-def _filter(data: dict[str, Any] | None) -> SearchFilter | None:
-    return SearchFilter(**data) if data else None
-
-
 def operations(app: CiteLoom) -> dict[str, Callable[[dict[str, Any]], Any]]:
     """What a client may call, each taking the JSON arguments and giving a JSON answer."""
     return {
-        "query": lambda a: app.query(
-            a["project"], a["text"], mode=a.get("mode", "hybrid"), top_k=a.get("top_k", 10),
-            fusion=a.get("fusion", DEFAULT_FUSION), flt=_filter(a.get("flt")),
-            group_by_doc=a.get("group_by_doc", False),
-            include_references=a.get("include_references", False),
-            max_chars=a.get("max_chars", PASSAGE_CHARS), per_page=a.get("per_page", True),
-            also=a.get("also"), rerank=a.get("rerank")).to_dict(),
-        "similar": lambda a: [hit_json(p) for p in app.similar(
-            a["project"], a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
-            _filter(a.get("flt")), a.get("max_chars", PASSAGE_CHARS))],
+        "query": lambda a: app.query(QueryRequest.from_dict(a)).to_dict(),
+        "similar": lambda a: app.similar(SimilarRequest.from_dict(a)).to_dict(),
         "list_projects": lambda a: app.list_projects(),
         "inspect": lambda a: app.inspect(a["project"], a.get("sample", 3)),
         "health": lambda a: app.health(a["project"], a.get("worst")),
@@ -74,17 +62,6 @@ def operations(app: CiteLoom) -> dict[str, Callable[[dict[str, Any]], Any]]:
             a["project"], a["citekey"], a.get("kinds"), a.get("max_chars", PASSAGE_CHARS))],
         "check_writable": lambda a: app.check_writable(a["project"]),
         "optimize": lambda a: app.optimize(a["project"]),
-        "query_many": lambda a: app.query_many(
-            a.get("projects"), a["text"], mode=a.get("mode", "hybrid"),
-            top_k=a.get("top_k", 10), fusion=a.get("fusion", DEFAULT_FUSION),
-            flt=_filter(a.get("flt")),
-            group_by_doc=a.get("group_by_doc", False),
-            include_references=a.get("include_references", False),
-            max_chars=a.get("max_chars", PASSAGE_CHARS), per_page=a.get("per_page", True),
-            also=a.get("also"), rerank=a.get("rerank")).to_dict(),
-        "similar_many": lambda a: app.similar_many(
-            a.get("projects"), a["chunk_ids"], a.get("negative_ids"), a.get("top_k", 10),
-            _filter(a.get("flt")), a.get("max_chars", PASSAGE_CHARS)).to_dict(),
         "snapshot": lambda a: app.snapshot(a["project"], Path(a["out"])),
         "restore": lambda a: app.restore(Path(a["archive"]), a["project"],
                                          force=a.get("force", False)),

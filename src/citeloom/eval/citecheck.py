@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from citeloom.index import SearchFilter
+from citeloom.service.api import QueryRequest
 
 if TYPE_CHECKING:
     from citeloom.config import Settings
@@ -67,7 +68,7 @@ def evaluate_citecheck(settings: Settings, ds: Any, *, project: str,
     rows = []
     try:
         ensure_built(app)
-        app.query(project, "warm up", top_k=1)
+        app.query(QueryRequest(project, "warm up", top_k=1))
         app.runtime.models.reranker().score("warm up", ["warm up"])
         for n, (qid, claim) in enumerate(claims):
             relevant = set(ds.qrels[qid])

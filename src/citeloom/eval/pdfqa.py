@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from citeloom.errors import InvalidInput
 from citeloom.eval.pdfqa_set import KINDS, Question, load_devset, normalise, page_texts, set_name
 from citeloom.payload import shorten, snippet
+from citeloom.service.api import QueryRequest
 
 if TYPE_CHECKING:
     from citeloom.config import Settings
@@ -224,15 +225,26 @@ def run_queries(app: CiteLoom, project: str, questions: Sequence[Question], corp
     """{question id: {run label: ranks + latency}} for every question in every run."""
     chunk_text = {h.id: h.payload.get("chunk_text", "")
                   for h in app.runtime.projects.index(project).scroll(fields=["chunk_text"])}
-    app.query(project, "warm up", mode="hybrid", top_k=1)  # load the models, open the index
+    app.query(
+        QueryRequest(project, "warm up", mode="hybrid", top_k=1)
+    )  # load the models, open the index
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for n, q in enumerate(questions, 1):
         source = str((corpus / q.pdf).resolve())
         out[q.id] = {}
         for label, mode, fusion in runs:
-            res = app.query(project, q.question, mode=mode, fusion=fusion, top_k=TOP_K,
-                            max_chars=max_chars, per_page=PER_CHUNK not in label,
-                            rerank=RERANKED if CE in label else 0)
+            res = app.query(
+                QueryRequest(
+                    project,
+                    q.question,
+                    mode=mode,
+                    fusion=fusion,
+                    top_k=TOP_K,
+                    max_chars=max_chars,
+                    per_page=PER_CHUNK not in label,
+                    rerank=RERANKED if CE in label else 0,
+                )
+            )
             hits = res.hits
             # each hit's chunks, whole, in reading order (a page hit's parts, joined as its
             # text joins them): what any choice of shown text could show at most

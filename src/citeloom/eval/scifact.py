@@ -51,6 +51,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from citeloom.service.api import QueryRequest
+
 if TYPE_CHECKING:
     from citeloom.config import Settings
     from citeloom.service import CiteLoom
@@ -375,8 +377,9 @@ def run_queries(app: CiteLoom, project: str, queries: dict[str, str], depth: int
     latency: dict[str, list[float]] = {label: [] for label, _, _ in RUNS}
     for n, (qid, text) in enumerate(queries.items(), 1):
         for label, mode, fusion in RUNS:
-            res = app.query(project, text, mode=mode, top_k=10,  # type: ignore[arg-type]
-                            fusion=fusion, group_by_doc=True)  # type: ignore[arg-type]
+            res = app.query(
+                QueryRequest(project, text, mode=mode, top_k=10, fusion=fusion, group_by_doc=True)
+            )  # type: ignore[arg-type]
             top10[label][qid] = [h.doc_id for h in res.hits]
             latency[label].append(res.timings_ms["total"])
         dvec = dense_model.embed_query(text)
@@ -465,7 +468,7 @@ def evaluate(settings: Settings, *, dataset: str = "scifact", data_dir: Path | N
         marker = json.loads(_marker_path(settings, project).read_text())
         cfg = app.settings.project(project, create=True)
         # Warm up: load both models and open the index before timing queries.
-        app.query(project, "warm up", mode="hybrid", top_k=1)
+        app.query(QueryRequest(project, "warm up", mode="hybrid", top_k=1))
         log(f"running {len(queries)} {ds.split} queries x {len(RUNS)} runs")
         t0 = time.perf_counter()
         runs = run_queries(app, project, queries, depth, log)

@@ -53,6 +53,7 @@ from citeloom.mcp.schema import (
     fit_budget,
 )
 from citeloom.payload import hit_json
+from citeloom.service.api import QueryRequest, SimilarRequest
 
 log = logging.getLogger("citeloom.mcp")
 
@@ -85,15 +86,10 @@ class _State:
     @property
     def app(self) -> Any:
         if self._app is None:
-            if self.settings.daemon:
-                from citeloom.daemon.client import RemoteCiteLoom
+            from citeloom.daemon.client import connect
 
-                self._app = RemoteCiteLoom(self.settings, started_by="mcp")
-            else:
-                from citeloom.service import CiteLoom
-
-                # A CLI query holds an index for a second or two: worth waiting for.
-                self._app = CiteLoom(self.settings, index_wait_s=3.0, started_by="mcp")
+            # A CLI query holds an index for a second or two: worth waiting for.
+            self._app = connect(self.settings, started_by="mcp", index_wait_s=3.0)
         return self._app
 
     @property
@@ -207,22 +203,31 @@ def _which(project: str | None, projects: list[str] | None, cid: str) -> tuple[b
     return False, project
 
 
+def _where(project: str | None, projects: list[str] | None, cid: str) -> dict[str, Any]:
+    """The request's projects: one (``project``), or several to merge (``["*"]``: every
+    project with an index)."""
+    across, names = _which(project, projects, cid)
+    if not across:
+        return {"project": names}
+    return {"project": None, "projects": names or (), "all_projects": names is None}
+
+
 async def _search(project: str | None, text: str, top_k: int, filters: Filters | None,
                   mode: str, fusion: str, projects: list[str] | None = None,
                   also: list[str] | None = None) -> dict[str, Any]:
     cid = uuid.uuid4().hex[:12]
     s = _settings(cid)
     f = filters or Filters()
-    across, names = _which(project, projects, cid)
-    kw = dict(mode=mode, top_k=top_k, fusion=fusion, flt=f.to_search(),
-              group_by_doc=f.one_per_document, include_references=f.include_references,
-              max_chars=s.passage_chars, per_page=f.one_per_page, also=also)
+    where = _where(project, projects, cid)
+    request = QueryRequest(text=text, mode=mode, top_k=top_k, fusion=fusion,  # type: ignore[arg-type]
+                           flt=f.to_search(), group_by_doc=f.one_per_document,
+                           include_references=f.include_references, max_chars=s.passage_chars,
+                           per_page=f.one_per_page, also=tuple(also or ()), **where)
     # state.app is looked up inside the call, so a bad citeloom.toml (raised while the
     # service is made) comes back as a coded tool error.
-    result = await _call(cid, lambda: (state.app.query_many if across else state.app.query)(
-        names, text, **kw), timeout=s.query_timeout_s)
+    result = await _call(cid, lambda: state.app.query(request), timeout=s.query_timeout_s)
     answer = {**result.to_dict(), "correlation_id": cid}
-    log.info("query", extra={"cid": cid, "project": project or names, "mode": mode,
+    log.info("query", extra={"cid": cid, "project": project or request.names, "mode": mode,
                              "hits": len(answer["hits"]), "ms": result.timings_ms["total"]})
     return fit_budget(answer, s.answer_token_budget)
 
@@ -233,19 +238,11 @@ async def _similar(project: str | None, chunk_ids: list[str], top_k: int,
     cid = uuid.uuid4().hex[:12]
     s = _settings(cid)
     f = filters or Filters()
-    across, names = _which(project, projects, cid)
+    request = SimilarRequest(chunk_ids=tuple(chunk_ids), top_k=top_k, flt=f.to_search(),
+                             max_chars=s.passage_chars, **_where(project, projects, cid))
     started = time.perf_counter()
-    if across:
-        found = await _call(cid, lambda: state.app.similar_many(
-            names, chunk_ids, top_k=top_k, flt=f.to_search(), max_chars=s.passage_chars),
-            timeout=s.query_timeout_s)
-        answer = found.to_dict()
-    else:
-        hits = await _call(cid, lambda: state.app.similar(
-            project, chunk_ids, top_k=top_k, flt=f.to_search(), max_chars=s.passage_chars),
-            timeout=s.query_timeout_s)
-        answer = {"project": project, "similar_to": chunk_ids, "mode": "recommend",
-                  "hits": [hit_json(p) for p in hits]}
+    found = await _call(cid, lambda: state.app.similar(request), timeout=s.query_timeout_s)
+    answer = found.to_dict()
     if not answer["hits"]:  # an empty answer says why, as a query's does
         filtered = not f.to_search().is_empty()
         answer["reason"] = {
@@ -256,7 +253,7 @@ async def _similar(project: str | None, chunk_ids: list[str], top_k: int,
             else "search with query_hybrid instead"}
     ms = round((time.perf_counter() - started) * 1000, 2)
     answer.update(timings_ms={"total": ms}, correlation_id=cid)
-    log.info("similar", extra={"cid": cid, "project": project or names,
+    log.info("similar", extra={"cid": cid, "project": project or request.names,
                                "hits": len(answer["hits"]), "ms": ms})
     return fit_budget(answer, s.answer_token_budget)
 

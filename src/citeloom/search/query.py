@@ -109,23 +109,29 @@ class QueryResult:
 
 @dataclass
 class SimilarResult:
-    """Passages like given chunks, found across projects."""
+    """Passages like given chunks, in one ``project`` or found across ``projects``."""
 
     similar_to: list[str]
     hits: list[Passage]
     projects: list[str]
-    skipped: list[dict[str, str]]
-    merge: str
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    merge: str | None = None  # across projects: how the rankings were merged
+    project: str | None = None  # the one project searched (None: across projects)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SimilarResult:
         return cls(similar_to=d["similar_to"], hits=[Passage(**h) for h in d["hits"]],
-                   projects=d["projects"], skipped=d["skipped"], merge=d["merge"])
+                   projects=d.get("projects") or [d["project"]], skipped=d.get("skipped", []),
+                   merge=d.get("merge"), project=d.get("project"))
 
     def to_dict(self) -> dict[str, Any]:
+        hits = [hit_json(h) for h in self.hits]
+        if self.project is not None:
+            return {"project": self.project, "similar_to": self.similar_to,
+                    "mode": "recommend", "hits": hits}
         return {"project": None, "projects": self.projects, "skipped": self.skipped,
                 "merge": self.merge, "similar_to": self.similar_to, "mode": "recommend",
-                "hits": [hit_json(h) for h in self.hits]}
+                "hits": hits}
 
 
 def _check_top_k(top_k: int) -> None:

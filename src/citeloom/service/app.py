@@ -15,12 +15,6 @@ from typing import Any, Literal
 
 from citeloom.config import Settings
 from citeloom.errors import CiteLoomError, InvalidProject, did_you_mean
-from citeloom.index import (
-    DEFAULT_FUSION,
-    Fusion,
-    Mode,
-    SearchFilter,
-)
 from citeloom.ingest import reindex
 from citeloom.ingest.executor import Executor
 from citeloom.ingest.pipeline import Pipeline, ProgressFn, make_executor
@@ -30,6 +24,7 @@ from citeloom.runtime import Runtime, index_params, model_lock
 from citeloom.search import query as search
 from citeloom.search.query import QueryResult, SimilarResult
 from citeloom.service import library, snapshots
+from citeloom.service.api import QueryRequest, SimilarRequest
 from citeloom.sources import (
     AnnotationSource,
     ChainSource,
@@ -238,41 +233,26 @@ class CiteLoom:
         return time.perf_counter() - started
 
     # -- queries and the library ----------------------------------------------------------
-    def query(self, project_name: str | None, text: str, *, mode: Mode = "hybrid",
-              top_k: int = 10, fusion: Fusion = DEFAULT_FUSION, flt: SearchFilter | None = None,
-              group_by_doc: bool = False, include_references: bool = False,
-              max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-              also: list[str] | None = None, rerank: int | None = None) -> QueryResult:
-        return search.query(self.runtime, project_name, text, mode=mode, top_k=top_k, fusion=fusion,
-                            flt=flt, group_by_doc=group_by_doc,
-                            include_references=include_references, max_chars=max_chars,
-                            per_page=per_page, also=also, rerank=rerank)
+    def query(self, request: QueryRequest) -> QueryResult:
+        """A question to one project, or to several with their rankings merged."""
+        r = request
+        options = dict(mode=r.mode, top_k=r.top_k, fusion=r.fusion, flt=r.flt,
+                       group_by_doc=r.group_by_doc, include_references=r.include_references,
+                       max_chars=r.max_chars, per_page=r.per_page, also=list(r.also),
+                       rerank=r.rerank)
+        if r.across:
+            return search.query_many(self.runtime, r.names, r.text, **options)
+        return search.query(self.runtime, r.project, r.text, **options)
 
-    def similar(self, project_name: str | None, chunk_ids: list[str],
-                negative_ids: list[str] | None = None, top_k: int = 10,
-                flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS) -> list[Passage]:
-        return search.similar(self.runtime, project_name, chunk_ids, negative_ids, top_k, flt,
-                              max_chars)
-
-    def query_many(self, projects: list[str] | None, text: str, *, mode: Mode = "hybrid",
-                   top_k: int = 10, fusion: Fusion = DEFAULT_FUSION,
-                   flt: SearchFilter | None = None,
-                   group_by_doc: bool = False, include_references: bool = False,
-                   max_chars: int = PASSAGE_CHARS, per_page: bool = True,
-                   also: list[str] | None = None, rerank: int | None = None) -> QueryResult:
-        """One question across ``projects`` (None: every project with an index)."""
-        return search.query_many(self.runtime, projects, text, mode=mode, top_k=top_k,
-                                 fusion=fusion,
-                                 flt=flt, group_by_doc=group_by_doc,
-                                 include_references=include_references, max_chars=max_chars,
-                                 per_page=per_page, also=also, rerank=rerank)
-
-    def similar_many(self, projects: list[str] | None, chunk_ids: list[str],
-                     negative_ids: list[str] | None = None, top_k: int = 10,
-                     flt: SearchFilter | None = None, max_chars: int = PASSAGE_CHARS
-                     ) -> SimilarResult:
-        return search.similar_many(self.runtime, projects, chunk_ids, negative_ids, top_k, flt,
-                                   max_chars)
+    def similar(self, request: SimilarRequest) -> SimilarResult:
+        """Passages like the given chunks (and unlike ``negative_ids``)."""
+        r = request
+        args = (list(r.chunk_ids), list(r.negative_ids) or None, r.top_k, r.flt, r.max_chars)
+        if r.across:
+            return search.similar_many(self.runtime, r.names, *args)
+        name = self.settings.project(r.project, create=True).name
+        hits = search.similar(self.runtime, r.project, *args)
+        return SimilarResult(list(r.chunk_ids), hits, [name], project=name)
 
     def snapshot(self, project_name: str | None, out: Path) -> dict[str, Any]:
         """Write one archive that restores the project (see ``snapshots.py``)."""
