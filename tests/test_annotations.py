@@ -26,6 +26,7 @@ from citeloom.index import SearchFilter
 from citeloom.index.catalog import Catalog
 from citeloom.payload import normalize_color, zotero_link
 from citeloom.report import IngestReport
+from citeloom.runtime import Runtime
 from citeloom.service import CiteLoom
 from citeloom.service.api import QueryRequest
 from citeloom.sources import AnnotationSource, Context, Unit
@@ -467,16 +468,16 @@ def test_edit_and_delete_reach_the_index_without_converting(
 
         monkeypatch.setattr("citeloom.convert.worker.ConversionWorker.convert", converted)
         from_cache = {"allowed": False}  # not even a cached conversion is read at a sync
-        real_convert = CiteLoom.convert
+        real_convert = Runtime.convert
 
-        def cached_only(self: CiteLoom, *a: Any, **k: Any) -> Any:
+        def cached_only(self: Runtime, *a: Any, **k: Any) -> Any:
             if not from_cache["allowed"]:
                 converted()
             return real_convert(self, *a, **k)
 
-        monkeypatch.setattr(CiteLoom, "convert", cached_only)
+        monkeypatch.setattr(Runtime, "convert", cached_only)
         with monkeypatch.context() as m:
-            m.setattr(CiteLoom, "dense", converted)  # nothing changed: nothing embedded
+            m.setattr(Runtime, "dense", converted)  # nothing changed: nothing embedded
             again = app.ingest_zotero("edits", "Thesis")
         assert again.count("skipped") == 14 and again.outcome == "ok", again.to_dict()
 

@@ -211,7 +211,7 @@ def test_encrypted_pdf_opens_with_the_project_password(make_settings, tmp_path: 
         def no_conversion(*_a: object, **_k: object) -> None:
             raise AssertionError("converted again")
 
-        app.worker = no_conversion  # type: ignore[method-assign]
+        app.runtime.models.worker = no_conversion  # type: ignore[method-assign]
         (again,) = app.ingest([ENCRYPTED], "again").files
         assert again.status == "indexed" and again.chunks == result.chunks
         # OCR off is its own entry too; default settings keep the plain content key.

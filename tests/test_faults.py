@@ -27,6 +27,7 @@ from citeloom import system as space
 from citeloom.config import Settings
 from citeloom.errors import CatalogDamaged, DiskFull
 from citeloom.index.catalog import Catalog, DocRecord
+from citeloom.runtime import Runtime
 from citeloom.service import CiteLoom
 from citeloom.service.api import QueryRequest
 
@@ -161,8 +162,8 @@ def test_deleted_catalog_is_rebuilt_so_that_an_ingest_converts_nothing(
         raise AssertionError("a document was converted")
 
     monkeypatch.setattr("citeloom.convert.converter.convert_file", converted)
-    monkeypatch.setattr(CiteLoom, "convert", converted)
-    monkeypatch.setattr(CiteLoom, "dense", converted)  # not even a model is loaded
+    monkeypatch.setattr(Runtime, "convert", converted)
+    monkeypatch.setattr(Runtime, "dense", converted)  # not even a model is loaded
     app = CiteLoom(Settings(data_dir=world.data, models_dir=world.models))
     again = app.ingest([world.papers], "p")
     assert again.count("skipped") == 2 and again.outcome == "ok"

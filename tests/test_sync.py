@@ -17,6 +17,7 @@ import pytest
 
 from citeloom.config import ProjectConfig
 from citeloom.errors import EmbeddingMismatch, IndexUnavailable
+from citeloom.runtime import Runtime
 from citeloom.service import CiteLoom
 from citeloom.service.api import QueryRequest
 
@@ -76,7 +77,7 @@ def test_unchanged_corpus_converts_nothing(make_settings, papers: Path, monkeypa
     assert first.count("indexed") == 2
     assert optimized == ["p"]  # a batch that wrote chunks is optimized, however small
     monkeypatch.setattr("citeloom.convert.converter.convert_file", _no_conversion)
-    monkeypatch.setattr(CiteLoom, "dense", _no_conversion)  # no model is even loaded
+    monkeypatch.setattr(Runtime, "dense", _no_conversion)  # no model is even loaded
     again = app.ingest([papers], "p")
     assert again.count("skipped") == 2 and again.outcome == "ok"
     # Touched (new mtime) but same bytes: hashed, recognised, still not converted.

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from citeloom.runtime import Runtime
 from citeloom.service import CiteLoom
 from citeloom.service.api import QueryRequest
 
@@ -82,8 +83,8 @@ def test_collection_ingest_gives_citable_hits(make_settings, library: dict,
     assert only.hits and {h.citekey for h in only.hits} == {truth[library["keys"][1]].citekey}
 
     # Unchanged Zotero versions: nothing is converted or embedded again.
-    monkeypatch.setattr(CiteLoom, "convert", _boom)
-    monkeypatch.setattr(CiteLoom, "dense", _boom)
+    monkeypatch.setattr(Runtime, "convert", _boom)
+    monkeypatch.setattr(Runtime, "dense", _boom)
     again = app.ingest_zotero("z", "THESIS01", annotations=False)  # by key this time
     assert again.count("skipped") == 2
 

@@ -31,7 +31,7 @@ from citeloom.errors import CatalogDamaged, CiteLoomError, IndexDamaged, Invalid
 from citeloom.index import Index
 from citeloom.index.base import atomic_json
 from citeloom.index.catalog import Catalog, DocRecord, catalogued
-from citeloom.ingest.pipeline import MARK, Pipeline
+from citeloom.ingest.pipeline import MARK, Pipeline, make_executor
 from citeloom.provision import dense_spec, sha256_file
 from citeloom.sources import CatalogSource
 
@@ -206,7 +206,7 @@ def _rebuild(rt: Runtime, project: Any, catalog: Catalog, old: Index | None,
     records = [replace(r, zotero_version=None) if r.doc_id in lost else r for r in records]
     source = CatalogSource(records, lambda h: rt.cache.path(h, project).is_file(),
                            lambda doc_id: metas.get(doc_id))
-    pipeline = Pipeline(rt, project, new, catalog, rt.executor(), catalog_writes=False)
+    pipeline = Pipeline(rt, project, new, catalog, make_executor(rt), catalog_writes=False)
     try:
         result = pipeline.run(source, optimize=True, started_by="repair")
     except BaseException:
