@@ -1,0 +1,302 @@
+"""Authors and year found in real papers' first pages (``pdfmeta``), across layouts: a
+biomedical journal with family names in capitals, a JSS-style byline with affiliations
+(the info dictionary completes it), two initialed names on one line under a date, an
+R News paper in capitals with "AND", and a title the title finder ran the byline into.
+Each paper's first two pages are converted for real (no OCR)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citeloom.payload import family_name
+from citeloom.structure.metadata import PDF_METADATA, PDF_TEXT, document_metadata, parse_byline
+
+from ..conftest import CORPUS, SHARED
+
+CORPUS2 = SHARED / "corpus2" / "pdfs"
+PAPERS = {
+    "cermine__example3": CORPUS / "text" / "cermine__example3.pdf",
+    "coin__MAXtest": CORPUS2 / "coin__MAXtest.pdf",
+    "mcmc__morph": CORPUS2 / "mcmc__morph.pdf",
+    "mvtnorm__MVT_Rnews": CORPUS2 / "mvtnorm__MVT_Rnews.pdf",
+    "robustbase__psi_functions": CORPUS2 / "robustbase__psi_functions.pdf",
+}
+pytestmark = pytest.mark.skipif(not all(p.is_file() for p in PAPERS.values()),
+                                reason="the shared corpus is not there")
+
+
+@pytest.fixture(scope="module")
+def found(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """name -> (title the executor finds, document_metadata) for each paper."""
+    import pypdfium2 as pdfium
+
+    from citeloom.convert.converter import build_converter, convert_file
+    from citeloom.provision import layout_model_path
+    from citeloom.structure.headings import find_title
+    from citeloom.structure.restructure import restructure
+    from citeloom.structure.titles import document_title, pdf_metadata_title
+
+    conv = build_converter(ocr=False, layout_model_path=layout_model_path(models_dir))
+    out: dict[str, Any] = {}
+    folder = tmp_path_factory.mktemp("first_pages")
+    for name, src in PAPERS.items():
+        pdf = pdfium.PdfDocument(str(src))
+        two = pdfium.PdfDocument.new()
+        two.import_pages(pdf, list(range(min(2, len(pdf)))))
+        copy = folder / src.name
+        two.save(str(copy))
+        doc = restructure(convert_file(copy, conv), pdf_path=copy)
+        title = find_title(doc) or document_title(doc, src.stem, pdf_metadata_title(src))
+        out[name] = (title, document_metadata(doc, src, title))  # the info dict: the file's
+    return out
+
+
+def families(meta: dict[str, Any]) -> list[str]:
+    return [family_name(a) for a in meta.get("authors", [])]
+
+
+def test_capitalised_family_names_and_the_journal_line(found: dict[str, Any]) -> None:
+    _, meta = found["cermine__example3"]
+    assert families(meta)[:3] == ["Douglas", "Sharma", "Masuyer"]
+    assert meta["authors"][0] == "Douglas, Ross G."
+    assert meta["year"] == 2014
+    assert meta["metadata_source"]["authors"] == meta["metadata_source"]["year"] == PDF_TEXT
+
+
+def test_byline_with_affiliations_completed_by_the_info_dictionary(found: dict) -> None:
+    # "Ludwig A. Hothorn Leibniz Universität Hannover Torsten Hothorn Ludwig-Maximilians-
+    # Universität München": the text gives the first; the info dictionary both, and the
+    # first pages show both.
+    _, meta = found["coin__MAXtest"]
+    assert meta["authors"] == ["Hothorn, Ludwig A.", "Hothorn, Torsten"]
+    assert meta["metadata_source"]["authors"] == PDF_METADATA
+    assert meta["year"] == 2009  # "Copyright © 2009 WILEY-VCH"
+
+
+def test_two_initialed_names_on_one_line_and_the_date_under_the_title(found: dict) -> None:
+    # "Leif T. Johnson Charles J. Geyer" / "March 20, 2020": it used to be one person,
+    # "Geyer, Leif T. Johnson Charles J.".
+    _, meta = found["mcmc__morph"]
+    assert meta["authors"] == ["Johnson, Leif T.", "Geyer, Charles J."]
+    assert meta["year"] == 2020 and meta["metadata_source"]["year"] == PDF_TEXT
+
+
+def test_names_in_capitals_joined_by_capital_and(found: dict) -> None:
+    # "TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ" (it gave "Genz, And Alan"); R News
+    # 1(2) is cited without a year, and no other year is on the page: none is made up.
+    _, meta = found["mvtnorm__MVT_Rnews"]
+    assert meta["authors"] == ["Hothorn, Torsten", "Bretz, Frank", "Genz, Alan"]
+    assert "year" not in meta and "year" not in meta["metadata_source"]
+
+
+def test_a_byline_run_into_the_title_is_taken_out_of_it(found: dict) -> None:
+    title, meta = found["robustbase__psi_functions"]
+    assert "Koller" in title  # the title finder's line has the names …
+    assert meta["title"] == "Definitions of ψ-Functions Available in Robustbase"  # … not now
+    assert meta["authors"] == ["Koller, Manuel", "Mächler, Martin"]
+    assert meta["year"] == 2022  # "April 2, 2022" under it
+
+
+def test_no_author_is_made_of_title_words(found: dict) -> None:
+    for name, (title, meta) in found.items():
+        words = {w.lower() for w in meta.get("title", title).split() if len(w) > 3}
+        for author in meta.get("authors", []):
+            assert not words & {w.lower().strip(",.") for w in author.split()}, (name, author)
+
+
+@pytest.mark.parametrize("line", [
+    "Heavy Mesons In A Relativistic Model",
+    "Model, Heavy Mesons In A Relativistic",
+    "Simultaneous Inference in General Parametric Models",
+    "Bayesian Analysis and Data Processing",
+    "Andrew W. Mellon Foundation Grant 1711-05155",
+    "John Kiplinger Valerie Yaw",  # two people or one: not known, so none
+])
+def test_lines_that_are_not_bylines(line: str) -> None:
+    assert parse_byline(line) == []
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    ("by Dr. Jens Oehlschlägel", ["Oehlschlägel, Jens"]),
+    ("TORSTEN HOTHORN, FRANK BRETZ, AND ALAN GENZ",
+     ["Hothorn, Torsten", "Bretz, Frank", "Genz, Alan"]),
+    ("Leif T. Johnson Charles J. Geyer", ["Johnson, Leif T.", "Geyer, Charles J."]),
+])
+def test_bylines(line: str, names: list[str]) -> None:
+    assert parse_byline(line) == names
+
+
+@pytest.mark.parametrize(("text", "year"), [
+    ("Journal of Statistical Software\nMay 2004, Volume 11, Issue 9. http://www.jstatsoft.org/",
+     2004),
+    ("R News Vol. 2/2, June 2002 ISSN 1609-3631", 2002),
+    ("arXiv:2206.01062v1 [cs.CL] 2 Jun 2022", 2022),
+    ("see arXiv:1706.03762 for the model", None),  # a citation of another preprint
+])
+def test_year_lines(text: str, year: int | None) -> None:
+    from citeloom.structure.metadata import _year
+
+    assert _year(text, {})[0] == year
+
+
+@pytest.mark.parametrize(("header", "year"), [
+    (["Martin Maechler", "September 2006 (typeset on November 10, 2022)"], 2006),
+    (["Antoine Missier", "2023/01/06"], 2023),
+    (["Supervisor: Author:", "Budapest, 2022"], 2022),
+    (["Department of Statistics, 1650 Main Street"], None),
+])
+def test_year_from_the_date_under_the_title(header: list[str], year: int | None) -> None:
+    from citeloom.structure.metadata import _year
+
+    assert _year("", {}, header)[0] == year
+
+
+# Publisher layouts (issue #27), on hand-written lines that mimic them: ACM (acmart),
+# Elsevier (elsarticle, cas), revtex, AASTeX, ASME/DAFx-style proceedings, EJP-style
+# journal lines, PTP-style marks, thesis title pages. Each was missed or wrong before.
+
+
+def _doc(lines: list[str]) -> Any:
+    """A document whose page 1 is these lines, in order."""
+    from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, ProvenanceItem
+
+    doc = DoclingDocument(name="sample")
+    for line in lines:
+        doc.add_text(label=DocItemLabel.TEXT, text=line, prov=ProvenanceItem(
+            page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(line))))
+    return doc
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    # Elsevier's affiliation letters (and a role in brackets)
+    ("Anna K. Lindqvist a,b,∗, Marco Bellini b (Co-ordinator), Tomás Ruiz a,c",
+     ["Lindqvist, Anna K.", "Bellini, Marco", "Ruiz, Tomás"]),
+    # marks closed by a bracket, a journal of physics
+    ("Kenji Sato1,∗) and Emi Tanaka2,∗∗)", ["Sato, Kenji", "Tanaka, Emi"]),
+    # names set apart only by their footnote symbols
+    ("Ingrid Holm ‡ Pavel Novak §", ["Holm, Ingrid", "Novak, Pavel"]),
+    # a thesis's degree, a generation suffix
+    ("by Ruth A. Miller, B.A.", ["Miller, Ruth A."]),
+    ("Carl W. Berg Jr, Dana Fox", ["Berg, Carl W.", "Fox, Dana"]),
+    # initials run together in a publisher's reference
+    ("Lee Chang, H.J.K. Park, and Omar Haddad",
+     ["Chang, Lee", "Park, H.J.K.", "Haddad, Omar"]),
+    # a name's own last letter is no affiliation letter
+    ("Maria Costa and Ivo Pla", ["Costa, Maria", "Pla, Ivo"]),
+])
+def test_publisher_bylines(line: str, names: list[str]) -> None:
+    assert parse_byline(line) == names
+
+
+@pytest.mark.parametrize(("text", "year"), [
+    # ACM's reference to the paper itself
+    ("ACM Reference Format:\nPriya Raman, Tomasz Wójcik, and Lee Chang. 2019. Sparse "
+     "Widgets. In Proc. of Something. ACM, 12 pages.", 2019),
+    ("(Dated: March 3, 2016)", 2016),  # revtex
+    ("Draft version May 2, 2020 Typeset using some class", 2020),  # AASTeX
+    ("Preprint submitted to Journal of Imaginary Things March 9, 2015", 2015),  # Elsevier
+    ("Received 3 May 2010; revised 1 June 2011; accepted 2 July 2011", 2011),  # the last
+    ("(Received April 2, 2003; revised November 21, 2007)", 2007),
+    ("Electron. J. Things 7 (2013), paper no. 12, 1-20.", 2013),
+    ("We received 40 responses in March 2019 and more later.", None),  # no history line
+])
+def test_publisher_year_lines(text: str, year: int | None) -> None:
+    from citeloom.structure.metadata import _year
+
+    assert _year(text, {})[0] == year
+
+
+@pytest.mark.parametrize(("line", "year"), [
+    ("Conference'21, July 12–16, 2021, Somewhere, XY", 2021),  # ACM's footer
+    ("Proc. of the 3rd Workshop on Widgets (WW-12), Oslo, Norway, May 4-6, 2012", 2012),
+    ("Proceedings of the ABCD 2017 Summer Meeting on Things", 2017),
+    ("Extended Abstracts of a Conference October 30–November 3, 2019, Town", 2019),
+    # a conference cited in the text or the reference list is not the paper's
+    ("Smith et al. reported at the meeting (July 10–15, 2018) that widgets fail.", None),
+    ("[4] A. Writer. Widgets. In Proc. of a Conf., June 3-5, 2004.", None),
+])
+def test_the_conference_line_of_page_one(line: str, year: int | None) -> None:
+    from citeloom.structure.metadata import _year
+
+    assert _year(line, {}, [], [line])[0] == year
+
+
+@pytest.mark.parametrize(("whole", "year"), [
+    # the notes of three corpus2 vignettes (network p1, seriation p2, kernlab p20)
+    ("PLEASE NOTE: This document has been modified from the original paper. The original "
+     "paper is: network: A Package for Managing Relational Data in R. Journal of Statistical "
+     "Software 24:2, 2008. Later versions of the package have new functions.", 2008),
+    ("A previous version of this manuscript was published in the Journal of Statistical "
+     "Software (Hahsler, Hornik, and Buchta 2008). Since then the package has grown (2017).",
+     2008),
+    ("A shorter version of this introduction to the R package kernlab is published as "
+     "Karatzoglou, Smola, Hornik, and Zeileis (2004) in the Journal of Statistical Software.",
+     2004),
+    # another document: a conference or preliminary version; two years: which one?
+    ("A preliminary version of this paper appeared in the Proceedings of ICML 2019.", None),
+    ("An earlier version of this paper was published in 2001 and revised in 2003.", None),
+    ("The original paper is: a draft we never finished, 2010.", None),  # no venue
+    ("Smith (2004) published the original method; we extend it.", None),  # no own note
+])
+def test_the_note_about_the_published_version(whole: str, year: int | None) -> None:
+    from citeloom.structure.metadata import _year
+
+    assert _year("Some Title\nJane Author", {}, [], [], whole=whole)[0] == year
+
+
+def test_thesis_title_page_years() -> None:
+    from citeloom.structure.metadata import _year
+
+    statement = ("A dissertation submitted in partial fulfillment of the requirements for the "
+                 "degree of Doctor of Philosophy in The University of Somewhere 2016")
+    assert _year("", {}, [], [statement])[0] == 2016
+    assert _year("", {}, ["Jane Q. Public", "A THESIS", "2019"])[0] == 2019
+    assert _year("", {}, [], ["Dissertation on 1984 Olympics"])[0] is None
+
+
+def test_the_papers_own_reference_gives_its_authors() -> None:
+    # ACM: author blocks read out of order (columns), the reference format has them all
+    doc = _doc(["Sparse Widgets", "Priya Raman Some University Town, Country Lee Chang",
+                "Tomasz Wójcik", "Another Lab", "ABSTRACT", "Widgets are sparse.",
+                "ACM Reference Format:",
+                "Priya Raman, Tomasz Wójcik, and Lee Chang. 2019. Sparse Widgets. In Proc."])
+    meta = document_metadata(doc, None, "Sparse Widgets")
+    assert meta["authors"] == ["Raman, Priya", "Wójcik, Tomasz", "Chang, Lee"]
+    assert meta["year"] == 2019
+
+
+def test_author_blocks_name_then_affiliation() -> None:
+    doc = _doc(["Sparse Widgets", "Ana Pereira∗", "Department of Physics, University of X",
+                "Rui Costa", "Institute of Other Things, Elsewhere", "Lia Ramos Mota",
+                "Department of Y, University of Z", "Abstract", "Widgets are sparse."])
+    meta = document_metadata(doc, None, "Sparse Widgets")
+    assert meta["authors"] == ["Pereira, Ana", "Costa, Rui", "Mota, Lia Ramos"]
+
+
+def test_a_heading_after_running_text_is_no_byline() -> None:
+    # the title finder took a section heading; the lines under it are the body
+    doc = _doc(["SUBMISSION OF FILES", "Each author should submit the file and all the "
+                "sources so that the paper can be rebuilt when there are problems.",
+                "General Layout", "These instructions are typical."])
+    assert "authors" not in document_metadata(doc, None, "SUBMISSION OF FILES")
+
+
+def test_a_laboratory_named_after_people_is_not_a_byline() -> None:
+    from citeloom.structure.metadata import _lead_name
+
+    assert _lead_name("Rohsen Kendle Heat Transfer Laboratory, Department of Engineering") \
+        == []
+    assert _lead_name("Carter T. Butts Department of Sociology, University of California") \
+        == ["Butts, Carter T."]
+    assert _lead_name("Hana Novak Leibniz Universität Hannover") == ["Novak, Hana"]
+
+
+def test_a_title_that_starts_like_a_section() -> None:
+    # "Introduction to ..." is the title, not the first section: the byline is under it
+    doc = _doc(["Introduction to the Widget Class", "Ingrid Holm ‡ Pavel Novak §",
+                "Abstract", "Widgets."])
+    meta = document_metadata(doc, None, "Introduction to the Widget Class")
+    assert meta["authors"] == ["Holm, Ingrid", "Novak, Pavel"]
