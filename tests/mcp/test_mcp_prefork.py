@@ -198,7 +198,7 @@ def test_a_changed_installation_reaches_the_next_window(lib: dict[str, Any]) -> 
     assert first["server"] != first["relay"]  # a fork of the zygote
     assert first["instructions"].startswith("CiteLoom searches")
 
-    schema = copy / "citeloom" / "mcp_schema.py"  # "the upgrade": other code, same version
+    schema = copy / "citeloom" / "mcp" / "schema.py"  # "the upgrade": other code, same version
     schema.write_text(schema.read_text().replace('INSTRUCTIONS = """CiteLoom',
                                                  'INSTRUCTIONS = """Upgraded. CiteLoom', 1))
     second = window("second")
