@@ -128,7 +128,7 @@ def test_ray_actor_killed_mid_batch(plain, make_settings, tmp_path: Path,
     from citeloom.ingest.ray import RayExecutor
 
     app = CiteLoom(make_settings(data_dir=tmp_path / "killed", cluster=SMALL))
-    ex = RayExecutor(app, "local")
+    ex = RayExecutor(app.runtime, "local")
     monkeypatch.setattr(app, "executor", lambda workers=None, ray=None: ex)
     killed: list[tuple[int, str]] = []
 
