@@ -79,8 +79,10 @@ def _differ(name: str, command: Any, daemon: Any) -> list[str]:
 
 
 def _short(value: Any) -> str:
+    """The value as written; only a very long one is cut (a path, the thing a person must
+    see to fix it, stays whole)."""
     text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def check(daemon: dict[str, Any], command: dict[str, Any] | None,
