@@ -24,10 +24,48 @@ def _names(projects: Sequence[str] | None) -> tuple[str, ...] | None:
     return None if projects is None else tuple(projects)
 
 
+class _Request:
+    """What both request types share: where they go (one project, or several merged) and
+    their JSON form for the daemon's wire."""
+
+    #: Sequence fields kept as tuples (the request is frozen and hashable).
+    _TUPLES: tuple[str, ...] = ()
+    projects: tuple[str, ...] | None
+    all_projects: bool
+
+    def __post_init__(self) -> None:
+        for name in self._TUPLES:
+            object.__setattr__(self, name, tuple(getattr(self, name) or ()))
+        object.__setattr__(self, "projects", _names(self.projects))
+
+    @property
+    def across(self) -> bool:
+        return self.all_projects or self.projects is not None
+
+    @property
+    def names(self) -> list[str] | None:
+        """The projects of a merged search; None: every project with an index."""
+        return None if self.all_projects else list(self.projects or ())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v
+                for k, v in dataclasses.asdict(self).items()}  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Any:
+        known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        args = {k: v for k, v in d.items() if k in known}
+        if args.get("flt"):
+            args["flt"] = SearchFilter(**args["flt"])
+        return cls(**args)
+
+
 @dataclass(frozen=True)
-class QueryRequest:
+class QueryRequest(_Request):
     """A question to one project, or (``across``) to several whose rankings are merged:
     ``projects`` names them, ``all_projects`` asks every project with an index."""
+
+    _TUPLES = ("also",)
 
     project: str | None
     text: str
@@ -44,10 +82,6 @@ class QueryRequest:
     projects: tuple[str, ...] | None = None
     all_projects: bool = False
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "also", tuple(self.also or ()))
-        object.__setattr__(self, "projects", _names(self.projects))
-
     @classmethod
     def across_projects(cls, projects: Sequence[str] | None, text: str,
                         **options: Any) -> QueryRequest:
@@ -55,35 +89,13 @@ class QueryRequest:
         return cls(None, text, projects=_names(projects) or (),
                    all_projects=projects is None, **options)
 
-    @property
-    def across(self) -> bool:
-        return self.all_projects or self.projects is not None
-
-    @property
-    def names(self) -> list[str] | None:
-        """The projects of a merged search; None: every project with an index."""
-        return None if self.all_projects else list(self.projects or ())
-
-    def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["flt"] = dataclasses.asdict(self.flt) if self.flt else None
-        d["also"] = list(self.also)
-        d["projects"] = None if self.projects is None else list(self.projects)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> QueryRequest:
-        known = {f.name for f in dataclasses.fields(cls)}
-        args = {k: v for k, v in d.items() if k in known}
-        if args.get("flt"):
-            args["flt"] = SearchFilter(**args["flt"])
-        return cls(**args)
-
 
 @dataclass(frozen=True)
-class SimilarRequest:
+class SimilarRequest(_Request):
     """Passages like ``chunk_ids`` (and unlike ``negative_ids``), in one project or across
     several, as :class:`QueryRequest`."""
+
+    _TUPLES = ("chunk_ids", "negative_ids")
 
     project: str | None
     chunk_ids: tuple[str, ...]
@@ -94,29 +106,11 @@ class SimilarRequest:
     projects: tuple[str, ...] | None = None
     all_projects: bool = False
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "chunk_ids", tuple(self.chunk_ids))
-        object.__setattr__(self, "negative_ids", tuple(self.negative_ids or ()))
-        object.__setattr__(self, "projects", _names(self.projects))
-
     @classmethod
     def across_projects(cls, projects: Sequence[str] | None, chunk_ids: Sequence[str],
                         *args: Any, **options: Any) -> SimilarRequest:
         return cls(None, tuple(chunk_ids), *args, projects=_names(projects) or (),
                    all_projects=projects is None, **options)
-
-    across = QueryRequest.across
-    names = QueryRequest.names
-
-    def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["flt"] = dataclasses.asdict(self.flt) if self.flt else None
-        for key in ("chunk_ids", "negative_ids"):
-            d[key] = list(d[key])
-        d["projects"] = None if self.projects is None else list(self.projects)
-        return d
-
-    from_dict = classmethod(QueryRequest.from_dict.__func__)  # type: ignore[attr-defined]
 
 
 class Library(Protocol):
