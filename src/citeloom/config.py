@@ -39,6 +39,7 @@ ENV_VARS = (
     "CITELOOM_CONFIG",
     "CITELOOM_DATA_DIR",
     "CITELOOM_MODELS_DIR",
+    "CITELOOM_CACHE_DIR",
     "CITELOOM_PROJECT",
     "CITELOOM_THREADS",
     "CITELOOM_ALLOWED_ROOTS",
@@ -214,6 +215,9 @@ class Settings(BaseModel):
     config_path: Path | None = None
     data_dir: Path
     models_dir: Path
+    # What can be made again (conversions, passage vectors, Zotero downloads); None:
+    # ``<data_dir>/cache``. Content-addressed, so data dirs may share one.
+    cache_dir: Path | None = None
     default_project: str | None = None
     threads: int = Field(2, ge=1, le=64)
     # Conversion worker processes of an ingest; None: the machine's rule
@@ -296,6 +300,10 @@ class Settings(BaseModel):
     @property
     def index_dir(self) -> Path:
         return self.data_dir / "indexes"
+
+    @property
+    def cache_root(self) -> Path:
+        return self.cache_dir or self.data_dir / "cache"
 
 
 def parse_zotero_source(source: str) -> dict[str, Any]:
@@ -423,6 +431,8 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
             config_path=path,
             data_dir=data_dir,
             models_dir=models_dir,
+            cache_dir=resolve(env.get("CITELOOM_CACHE_DIR") or paths.get("cache_dir"),
+                              data_dir / "cache"),
             default_project=env.get("CITELOOM_PROJECT") or defaults.get("project"),
             threads=_number(int, "CITELOOM_THREADS", defaults, "threads", 2),
             workers=None if defaults.get("workers", "auto") == "auto"
@@ -455,7 +465,7 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
 # Where each table's settings go, and the environment variable that overrides it.
 TABLES: dict[str, dict[str, str | None]] = {
     "paths": {"data_dir": "CITELOOM_DATA_DIR", "models_dir": "CITELOOM_MODELS_DIR",
-              "log_file": "CITELOOM_LOG_FILE"},
+              "cache_dir": "CITELOOM_CACHE_DIR", "log_file": "CITELOOM_LOG_FILE"},
     "defaults": {"project": "CITELOOM_PROJECT", "threads": "CITELOOM_THREADS", "workers": None},
     "qdrant": {"url": "QDRANT_URL", "api_key": "QDRANT_API_KEY"},
     "mcp": {"allowed_roots": "CITELOOM_ALLOWED_ROOTS", "answer_token_budget": None,

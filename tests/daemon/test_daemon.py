@@ -204,10 +204,10 @@ def test_terminal_and_claude_share_a_library_in_both_orders(lib: dict[str, Any])
     assert answer["also"] == also and answer["hits"]
 
 
+@pytest.mark.own_cache  # killed mid-batch: the batch must still be converting
 def test_daemon_killed_mid_job_is_replaced_and_nothing_is_lost(lib: dict[str, Any]) -> None:
     proc = cli_bg(lib, "ingest", str(lib["batch"]), "-p", "k", "--json")
     deadline = time.monotonic() + 120
-    audit = lib["data"] / "audit"
     while time.monotonic() < deadline:  # the first file is in: kill mid-batch
         pid = _pid(lib["data"])
         status = cli(lib, "daemon", "status", "--json") if pid else None
@@ -224,7 +224,6 @@ def test_daemon_killed_mid_job_is_replaced_and_nothing_is_lost(lib: dict[str, An
     out, err = proc.communicate(timeout=120)
     assert proc.returncode != 0, err
     assert "re-run" in json.loads(out)["error"]["hint"]  # it says what to do (--json: JSON)
-    assert not audit.exists() or True
 
     again = cli(lib, "ingest", str(lib["batch"]), "-p", "k", "--json")  # a new daemon
     assert again.returncode == 0, again.stderr

@@ -22,6 +22,8 @@ from .test_daemon import lib, mcp  # noqa: F401 (the daemon fixture, the MCP cli
 
 pytestmark = pytest.mark.slow
 
+# It counts the conversions in its data dir: the cache stays there.
+pytestmark = pytest.mark.own_cache
 WITHIN_S = 60 + 60  # the 60 s, plus a generous conversion time on a busy machine
 
 

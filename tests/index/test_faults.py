@@ -38,6 +38,8 @@ pytestmark = pytest.mark.slow
 ONE_PAGE = CORPUS / "text" / "docling__2305.03393v1-pg9.pdf"
 TWO_PAGES = CORPUS / "text" / "docling__code_and_formula.pdf"
 FOUR_PAGES = FIXTURE_PDFS / "cermine__test1.pdf"
+# The cache is part of what each test damages, repairs and copies: the data dir keeps it.
+pytestmark = pytest.mark.own_cache
 COMMANDS = {
     "ingest": ["ingest", "{papers}", "-p", "p"],
     "query": ["query", "table structure recognition", "-p", "p", "-k", "2"],

@@ -260,6 +260,7 @@ def _small_batch(tmp_path: Path, long_scan: Path) -> list[Path]:
     return [notes, long_scan, last]
 
 
+@pytest.mark.own_cache  # the conversion itself is what is timed out or killed
 def test_hard_timeout_kills_a_long_conversion_and_the_batch_goes_on(
         make_settings, tmp_path: Path, long_scan: Path) -> None:
     timeout = 6.0
@@ -288,6 +289,7 @@ def test_hard_timeout_kills_a_long_conversion_and_the_batch_goes_on(
         app.close()
 
 
+@pytest.mark.own_cache  # the conversion itself is what is timed out or killed
 def test_worker_crash_fails_that_file_only(make_settings, tmp_path: Path,
                                            long_scan: Path) -> None:
     app = CiteLoom(make_settings())

@@ -13,7 +13,8 @@ import pytest
 
 from ..conftest import ROOT
 
-pytestmark = pytest.mark.slow
+# Killed at random moments within a real conversion: the cache stays in its data dir.
+pytestmark = [pytest.mark.slow, pytest.mark.own_cache]
 
 
 def _bench():  # type: ignore[no-untyped-def]

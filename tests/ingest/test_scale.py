@@ -38,6 +38,8 @@ PDFS = [CORPUS / "text" / name for name in (
     "p2md__Flash-Masques-Temperature.pdf",
 )]
 PROJECT = "scale"
+# Each executor converts and embeds for itself here (a cache per data dir, as users have).
+pytestmark = pytest.mark.own_cache
 SMALL = {"max_actors": 2}  # a local Ray of two actors, however many cores CI has
 
 

@@ -233,6 +233,7 @@ def test_other_chunk_settings_are_refused_then_migrated(make_settings, papers: P
     app.close()
 
 
+@pytest.mark.own_cache  # killed mid-batch: the batch must still be converting
 def test_sigkill_mid_batch_then_rerun_is_consistent(models_dir: Path, tmp_path: Path,
                                                     papers: Path) -> None:
     shutil.copy(FIXTURE_PDFS / "cermine__test1.pdf", papers / "c.pdf")

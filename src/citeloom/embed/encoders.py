@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     import numpy as np
     from tokenizers import Tokenizer
 
+    from citeloom.embed.vectorcache import VectorCache
+
 FASTEMBED_PREFIX = "citeloom-local/"
 _register_lock = threading.Lock()
 _registered: set[str] = set()
@@ -46,7 +48,8 @@ def load_tokenizer(models_dir: Path, model_id: str) -> Tokenizer:
 class DenseEmbedder:
     """A provisioned dense model, loaded once per process."""
 
-    def __init__(self, models_dir: Path, model_id: str, threads: int = 2) -> None:
+    def __init__(self, models_dir: Path, model_id: str, threads: int = 2,
+                 cache_dir: Path | None = None) -> None:
         from fastembed import TextEmbedding
         from fastembed.common.model_description import ModelSource, PoolingType
 
@@ -78,6 +81,12 @@ class DenseEmbedder:
             threads=threads,
             providers=["CPUExecutionProvider"],
         )
+        self.cache: VectorCache | None = None
+        if cache_dir is not None:
+            from citeloom.embed.vectorcache import VectorCache
+
+            self.cache = VectorCache(cache_dir / "vectors",
+                                     dense_dir(models_dir, model_id) / "model.onnx", self.dim)
 
     @property
     def dim(self) -> int:
@@ -94,6 +103,22 @@ class DenseEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack(list(self._model.embed(texts, batch_size=batch_size)))
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """Passages' vectors, from the vector cache for text this model has read before
+        (the same vectors: ``embed.vectorcache``), the others embedded and kept there."""
+        if self.cache is None or not texts:
+            return self.embed(texts)
+        found = self.cache.get(texts)
+        missing = [i for i, v in enumerate(found) if v is None]
+        if missing:
+            new = self.embed([texts[i] for i in missing])
+            self.cache.put([texts[i] for i in missing], new)
+            for i, vec in zip(missing, new, strict=True):
+                found[i] = vec
+        import numpy as np
+
+        return np.stack(found)
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed([text])[0].tolist()

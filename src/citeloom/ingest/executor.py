@@ -142,7 +142,7 @@ def prepare(job: Job, project: ProjectConfig, res: Resources) -> Prepared:
                            "the file may be empty, or scanned with OCR disabled")
     texts = [c.embed_text for c in chunks]
     # the dense model reads each passage after the end of the one before (chunker v2)
-    dense = res.dense(project.dense_model).embed([c.dense_text for c in chunks])
+    dense = res.dense(project.dense_model).embed_passages([c.dense_text for c in chunks])
     if project.sparse_model != "none":
         sparse = res.sparse().embed(texts)
     else:

@@ -82,12 +82,12 @@ def threads_per_worker(workers: int, threads: int, cores: int | None = None) -> 
     return max(1, min(threads, cores // max(1, workers)))
 
 
-def _serve(conn: Connection, models_dir: str, threads: int) -> None:
+def _serve(conn: Connection, models_dir: str, threads: int, cache_dir: str) -> None:
     """A worker's loop: tasks in, ``Done`` out, until the driver sends None."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides when to stop
     from citeloom.ingest.tasks import WorkerSide, run_task
 
-    side = WorkerSide(models_dir, threads)
+    side = WorkerSide(models_dir, threads, cache_dir=cache_dir)
     while True:
         try:
             message = conn.recv()
@@ -124,8 +124,9 @@ class Pool(Executor):
     def _start(self) -> _Slot:
         ctx = mp.get_context("spawn")  # no fork: the driver holds threads and open shards
         parent, child = ctx.Pipe()
-        proc = ctx.Process(target=_serve, args=(child, str(self.rt.settings.models_dir),
-                                                self.threads),
+        settings = self.rt.settings
+        proc = ctx.Process(target=_serve, args=(child, str(settings.models_dir), self.threads,
+                                                str(settings.cache_root)),
                            name="citeloom-prepare", daemon=True)
         proc.start()
         child.close()

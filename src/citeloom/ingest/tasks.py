@@ -121,12 +121,15 @@ def finish(done: Done, job: Job, rt: Runtime, project: ProjectConfig,
 class WorkerSide:
     """The resources ``executor.prepare`` needs, inside a worker: the converter runs in
     this very process (the process itself is what the driver times out and kills), the
-    models load once, on first use, and stay for the worker's life."""
+    models load once, on first use, and stay for the worker's life. A worker on this
+    machine shares the driver's vector cache (``cache_dir``); one elsewhere has none."""
 
-    def __init__(self, models_dir: str | Path, threads: int) -> None:
+    def __init__(self, models_dir: str | Path, threads: int,
+                 cache_dir: str | Path | None = None) -> None:
         from citeloom.provision import use_offline_runtime
 
         self.models_dir = Path(models_dir)
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.threads = threads
         use_offline_runtime(self.models_dir)
         self._converters: dict[Any, Any] = {}
@@ -150,6 +153,7 @@ class WorkerSide:
             from citeloom.embed.encoders import DenseEmbedder
 
             self._dense[model_id] = DenseEmbedder(self.models_dir, model_id,
+                                                  cache_dir=self.cache_dir,
                                                   threads=self.threads)
         return self._dense[model_id]
 

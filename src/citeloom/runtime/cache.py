@@ -1,6 +1,7 @@
 """The conversion cache: each converted document kept as gzipped DoclingDocument JSON under
-``<data>/cache/conversions``, keyed by its content and the settings that decide what text a
-conversion can find at all, so a reindex or a second project converts nothing again."""
+``<cache>/conversions`` (``Settings.cache_root``), keyed by its content and the settings that
+decide what text a conversion can find at all, so a reindex or a second project converts
+nothing again."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ class ConversionCache:
         if project.pdf_password:
             secret = project.pdf_password.get_secret_value().encode()
             key += "-pw" + hashlib.sha256(b"citeloom-pdf-password\0" + secret).hexdigest()[:16]
-        return self._settings().data_dir / "cache" / "conversions" / f"{key}.json.gz"
+        return self._settings().cache_root / "conversions" / f"{key}.json.gz"
 
     def damaged(self, project: ProjectConfig, hashes: Iterable[str]) -> list[Path]:
         """The cached conversions of these contents that do not decompress as JSON."""

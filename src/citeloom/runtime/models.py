@@ -52,7 +52,8 @@ class Models:
                 from citeloom.embed.encoders import DenseEmbedder
 
                 s = self._settings()
-                self._dense[model_id] = DenseEmbedder(s.models_dir, model_id, threads=s.threads)
+                self._dense[model_id] = DenseEmbedder(s.models_dir, model_id, threads=s.threads,
+                                                      cache_dir=s.cache_root)
             return self._dense[model_id]
 
     def reranker(self) -> CrossEncoder:  # the second stage (embed/rerank.py)

@@ -193,7 +193,7 @@ class CiteLoom:
         run: one report, and the annotations find their PDFs' sections in the index."""
         reader = self.runtime.zotero_reader()
         pdfs = ZoteroSource(reader, collection,
-                            downloads=self.settings.data_dir / "cache" / "zotero-files",
+                            downloads=self.settings.cache_root / "zotero-files",
                             include_subcollections=include_subcollections,
                             tags_include=tags_include, tags_exclude=tags_exclude)
         source: Source = pdfs

@@ -348,7 +348,7 @@ def _cache(rt: Runtime, project: Any, hashes: list[str], report: RepairReport) -
         report.found.append(f"{len(bad)} conversion cache entr{'y' if len(bad) == 1 else 'ies'}"
                             " did not decompress")
         report.done.append("dropped them: those documents are converted again when needed")
-    folder = rt.settings.data_dir / "cache" / "conversions"
+    folder = rt.settings.cache_root / "conversions"
     stale = [p for p in folder.glob("*.tmp") if not _alive(p)] if folder.is_dir() else []
     for path in stale:
         path.unlink(missing_ok=True)
