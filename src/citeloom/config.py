@@ -32,6 +32,7 @@ DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
 # the end of the one before it, v3 also keeps a sentence cut between two passages whole.
 # Part of the model lock.
 DEFAULT_CHUNKER = "docling-hybrid/v3"
+WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB = 50, 1800  # measured: docs/DECISIONS.md
 PROJECT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 # Every environment variable CiteLoom reads; .env.example documents each one.
@@ -223,6 +224,11 @@ class Settings(BaseModel):
     # Conversion worker processes of an ingest; None: the machine's rule
     # (service.executor_pool.default_workers, docs/DECISIONS.md).
     workers: int | None = Field(None, ge=1, le=256)
+    # A conversion worker is replaced by a fresh one after this many documents, or as soon
+    # as its resident memory passes this many MB after a document (Docling's memory grows
+    # with what a process has read: docs/DECISIONS.md "Bounded memory").
+    worker_max_documents: int = Field(WORKER_MAX_DOCUMENTS, ge=1, le=100_000)
+    worker_max_rss_mb: int = Field(WORKER_MAX_RSS_MB, ge=100, le=1_000_000)
     cluster: ClusterSettings = Field(default_factory=ClusterSettings)
     qdrant_url: str | None = None
     qdrant_api_key: SecretStr | None = None
@@ -437,6 +443,8 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
             threads=_number(int, "CITELOOM_THREADS", defaults, "threads", 2),
             workers=None if defaults.get("workers", "auto") == "auto"
             else defaults["workers"],
+            worker_max_documents=defaults.get("worker_max_documents", WORKER_MAX_DOCUMENTS),
+            worker_max_rss_mb=defaults.get("worker_max_rss_mb", WORKER_MAX_RSS_MB),
             cluster=cluster,
             qdrant_url=env.get("QDRANT_URL") or qdrant.get("url"),
             qdrant_api_key=env.get("QDRANT_API_KEY") or qdrant.get("api_key"),
@@ -466,7 +474,8 @@ def load_settings(config: str | os.PathLike[str] | None = None) -> Settings:
 TABLES: dict[str, dict[str, str | None]] = {
     "paths": {"data_dir": "CITELOOM_DATA_DIR", "models_dir": "CITELOOM_MODELS_DIR",
               "cache_dir": "CITELOOM_CACHE_DIR", "log_file": "CITELOOM_LOG_FILE"},
-    "defaults": {"project": "CITELOOM_PROJECT", "threads": "CITELOOM_THREADS", "workers": None},
+    "defaults": {"project": "CITELOOM_PROJECT", "threads": "CITELOOM_THREADS", "workers": None,
+                 "worker_max_documents": None, "worker_max_rss_mb": None},
     "qdrant": {"url": "QDRANT_URL", "api_key": "QDRANT_API_KEY"},
     "mcp": {"allowed_roots": "CITELOOM_ALLOWED_ROOTS", "answer_token_budget": None,
             "passage_chars": None, "query_timeout_s": None, "release_idle_s": None},
@@ -478,6 +487,7 @@ TABLES: dict[str, dict[str, str | None]] = {
 SETTING_SOURCE = {"threads": ("defaults", "threads"), "daemon_idle_s": ("daemon", "idle_exit_s"),
                   "daemon": ("daemon", "enabled"), "mcp_prefork": ("daemon", "mcp_prefork"),
                   "default_project": ("defaults", "project"), "workers": ("defaults", "workers"),
+                  **{k: ("defaults", k) for k in ("worker_max_documents", "worker_max_rss_mb")},
                   "qdrant_url": ("qdrant", "url"), **{k: ("mcp", k) for k in TABLES["mcp"]}}
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 Status = Literal["indexed", "replaced", "skipped", "failed", "removed"]
+PLANNED = "planned_pages"  # beside each result a job's follower streams (Tally's file:PAGES)
 
 
 @dataclass
@@ -32,6 +33,91 @@ class FileResult:
 
 
 @dataclass
+class Tally:
+    """Where a run stands, for a person planning around it: files and pages done and left,
+    pages per second and an estimate of the time left. Fed the run's progress events:
+    ``start:FILES:PAGES`` (the plan; PAGES counts the PDFs' pages, 0 when the source cannot
+    tell) and ``file:PAGES`` with each document's result (the pages the plan counted for it).
+    A file skipped as unchanged, or failed, leaves the pages left without adding to the
+    pages done; the rate is pages prepared per second of the run so far."""
+
+    files_total: int | None = None
+    pages_total: int = 0
+    files_done: int = 0
+    pages_done: int = 0
+    pages_settled: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def event(self, event: str, result: FileResult | None) -> None:
+        kind, _, rest = event.partition(":")
+        numbers = [int(n) for n in rest.split(":") if n.isdigit()]
+        if kind == "start":
+            self.files_total = numbers[0] if numbers else None
+            self.pages_total = numbers[1] if len(numbers) > 1 else 0
+            self.started = time.monotonic()
+        elif result is not None:
+            planned = numbers[0] if numbers else 0
+            self.files_done += 1
+            prepared = result.pages if result.status in ("indexed", "replaced") else 0
+            self.pages_done += prepared
+            self.pages_settled += max(planned, prepared)
+
+    @property
+    def pages_left(self) -> int:
+        return max(0, self.pages_total - self.pages_settled)
+
+    def pages_per_s(self, now: float | None = None) -> float | None:
+        elapsed = (time.monotonic() if now is None else now) - self.started
+        return self.pages_done / elapsed if self.pages_done and elapsed > 0 else None
+
+    def eta_s(self, now: float | None = None) -> float | None:
+        """Seconds left at the rate so far: by pages when the plan counted them, else by
+        files; None before the first document is done."""
+        elapsed = (time.monotonic() if now is None else now) - self.started
+        if self.files_total is not None and self.files_done >= self.files_total:
+            return 0.0
+        rate = self.pages_per_s(now)
+        if self.pages_total and rate:
+            return self.pages_left / rate
+        if self.files_total is not None and self.files_done and elapsed > 0:
+            return (self.files_total - self.files_done) * elapsed / self.files_done
+        return None
+
+    def to_dict(self, now: float | None = None) -> dict[str, Any]:
+        rate, eta = self.pages_per_s(now), self.eta_s(now)
+        return {"pages_done": self.pages_done, "pages_total": self.pages_total or None,
+                "pages_left": self.pages_left if self.pages_total else None,
+                "pages_per_s": round(rate, 2) if rate is not None else None,
+                "eta_s": round(eta) if eta is not None else None}
+
+    def line(self, now: float | None = None) -> str:
+        """``12.3 pages/s · 140 pages left · about 11 min left``: what is known so far."""
+        return tally_line(self.to_dict(now))
+
+
+def tally_line(tally: dict[str, Any]) -> str:
+    """A :meth:`Tally.to_dict` (a job's state, say) as a person reads it."""
+    parts = []
+    if tally.get("pages_per_s") is not None:
+        parts.append(f"{tally['pages_per_s']:.1f} pages/s")
+    if tally.get("pages_left") is not None:
+        parts.append(f"{tally['pages_left']} pages left")
+    if tally.get("eta_s"):
+        parts.append(f"about {duration(tally['eta_s'])} left")
+    return " · ".join(parts)
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``2 h 05 min``: a time a person reads at a glance."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{round(s / 60)} min"
+    return f"{s // 3600} h {(s % 3600) // 60:02d} min"
+
+
+@dataclass
 class IngestReport:
     project: str
     source: str = ""
@@ -41,6 +127,9 @@ class IngestReport:
     items_without_pdf: list[dict[str, Any]] = field(default_factory=list)
     audit_log: str | None = None
     executor: str = ""  # where documents were prepared: in process, N workers, Ray
+    # The most memory this process and its workers held together (resident, in MB), sampled
+    # after each document: what the machine needs for this run.
+    peak_rss_mb: float = 0.0
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -90,7 +179,8 @@ class IngestReport:
                    files=[FileResult(**f) for f in data.get("files", [])],
                    seconds=data.get("seconds", 0.0), warnings=data.get("warnings", []),
                    items_without_pdf=data.get("items_without_pdf", []),
-                   audit_log=data.get("audit_log"), executor=data.get("executor", ""))
+                   audit_log=data.get("audit_log"), executor=data.get("executor", ""),
+                   peak_rss_mb=data.get("peak_rss_mb", 0.0))
 
     @classmethod
     def merged(cls, reports: list[IngestReport]) -> IngestReport:
@@ -102,7 +192,8 @@ class IngestReport:
                    seconds=sum(r.seconds for r in reports),
                    warnings=[w for r in reports for w in r.warnings],
                    items_without_pdf=[i for r in reports for i in r.items_without_pdf],
-                   audit_log=reports[-1].audit_log, executor=first.executor)
+                   audit_log=reports[-1].audit_log, executor=first.executor,
+                   peak_rss_mb=max(r.peak_rss_mb for r in reports))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,6 +213,7 @@ class IngestReport:
             "items_without_pdf": self.items_without_pdf,
             "audit_log": self.audit_log,
             "executor": self.executor,
+            "peak_rss_mb": round(self.peak_rss_mb),
             "health": self.health(),
         }
 

@@ -214,3 +214,43 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+# -- memory of processes ------------------------------------------------------------------------
+def _status_mb(pid: int | str, field: str) -> float:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith(field):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
+def rss_mb(pid: int | str = "self") -> float:
+    """A process's resident memory now (``VmRSS``), in MB; 0 where /proc cannot say."""
+    return _status_mb(pid, "VmRSS:")
+
+
+def peak_rss_mb(pid: int | str = "self") -> float:
+    """A process's peak resident memory (``VmHWM``), in MB; 0 where /proc cannot say."""
+    return _status_mb(pid, "VmHWM:")
+
+
+def tree_rss_mb(pid: int | str = "self") -> float:
+    """The resident memory now of a process and all its descendants, in MB."""
+    total, todo, seen = 0.0, [str(os.getpid() if pid == "self" else pid)], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        total += rss_mb(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as f:
+                    todo.extend(f.read().split())
+        except OSError:
+            pass
+    return total

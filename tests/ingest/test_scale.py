@@ -93,18 +93,9 @@ def test_default_worker_rule() -> None:
 
 @pytest.mark.slow
 def test_every_executor_gives_the_same_chunks(plain, make_settings, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+                                              started_pools: list[Pool]) -> None:
     pool_settings = make_settings(data_dir=tmp_path / "pool")
-    started: list[Pool] = []
-    real = CiteLoom.executor
-
-    def spy(self, workers=None, ray=None):  # type: ignore[no-untyped-def]
-        ex = real(self, workers, ray)
-        if isinstance(ex, Pool):
-            started.append(ex)
-        return ex
-
-    monkeypatch.setattr(CiteLoom, "executor", spy)
+    started = started_pools
     report, points, rows = _ingest(pool_settings, workers=2)
     assert report.executor.startswith("2 worker processes")
     _same_as(plain, report, points, rows)
@@ -199,28 +190,13 @@ def test_job_spec_carries_the_executor(plain, make_settings, tmp_path: Path) -> 
         assert job.report["executor"].startswith(executor)
 
 
-def _spy_pools(monkeypatch: pytest.MonkeyPatch) -> list[Pool]:
-    made: list[Pool] = []
-    real = CiteLoom.executor
-
-    def spy(self, workers=None, ray=None):  # type: ignore[no-untyped-def]
-        ex = real(self, workers, ray)
-        if isinstance(ex, Pool):
-            made.append(ex)
-        return ex
-
-    monkeypatch.setattr(CiteLoom, "executor", spy)
-    return made
-
-
 @pytest.mark.slow
 def test_pool_worker_killed_or_late_fails_only_its_document(make_settings, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+                                                            started_pools: list[Pool]) -> None:
     """Crash isolation: SIGKILL of the worker converting one document fails that document
     (with the reason) while the other is indexed; the re-run converts it. Each worker has
     its own deadline: past it, the document fails and the worker is gone."""
-    pools = _spy_pools(monkeypatch)
+    pools = started_pools
     app = CiteLoom(make_settings(data_dir=tmp_path / "crash"))
     files = PDFS[:2]
     killed: list[str] = []

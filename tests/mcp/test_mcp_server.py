@@ -223,9 +223,11 @@ def test_query_answers_while_ingest_job_runs_and_job_completes(world: dict[str, 
     async def scenario() -> None:
         async with client(world) as c:
             progress: list[float] = []
+            messages: list[str] = []
 
             async def on_progress(done: float, total: float | None, msg: str | None) -> None:
                 progress.append(done)
+                messages.append(msg or "")
 
             await c.call_tool("list_projects", {})  # the server is up and has its state
             started = time.monotonic()
@@ -245,8 +247,14 @@ def test_query_answers_while_ingest_job_runs_and_job_completes(world: dict[str, 
                     progress_handler=on_progress)).data
                 if status["state"] != "running":
                     break
+                if status["files_done"]:  # pages/s and the time left, once a file is in
+                    assert status["pages_per_s"] > 0 and status["eta_s"] is not None, status
             assert answers >= 2 and status["state"] == "done", status
             assert status["report"]["indexed"] == 4 and status["report"]["failed"] == 0
+            # The four PDFs' pages, counted before conversion, all done, none left.
+            assert status["pages_total"] == status["pages_done"] == status["report"]["pages"]
+            assert status["pages_left"] == 0 and status["eta_s"] == 0
+            assert any("pages/s" in m for m in messages), messages
             # The service wrote the audit log, as for a CLI ingest.
             audit = [json.loads(line) for line in
                      Path(status["report"]["audit_log"]).read_text().splitlines()]

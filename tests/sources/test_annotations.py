@@ -499,7 +499,8 @@ def test_edit_and_delete_reach_the_index_without_converting(
         app.reload_zotero()
         events: list[str] = []
         synced = app.ingest_zotero("edits", "Thesis", progress=lambda e, _r: events.append(e))
-        assert events[0] == f"start:{len(synced.files)}"  # removals are counted in advance
+        # Removals are counted in advance; a Zotero source does not count pages (0).
+        assert events[0] == f"start:{len(synced.files)}:0"
         status = {f.path.rsplit("/", 1)[-1]: f.status for f in synced.files}
         assert status["paper.pdf"] == "skipped" and synced.to_dict()["pages"] == 0
         assert status["HLREDP2A"] == status["NTLNG3XX"] == "replaced", status

@@ -76,7 +76,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from citeloom.config import parse_zotero_source
-    from citeloom.report import IngestReport
+    from citeloom.report import IngestReport, Tally
+    from citeloom.system import human
 
     scale = executor_options(args)
     project = settings.project(args.project, create=True)
@@ -89,12 +90,15 @@ def cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                            "sources for the project in citeloom.toml (folders, or "
                            "'zotero:collection/NAME')")
     console = Console(stderr=True)
+    tally = Tally()  # pages/s and the time left, beside the bar
     with _service(settings) as app, Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=console, disable=args.json) as bar:
-        task = bar.add_task("ingesting", total=None)
+            TimeElapsedColumn(), TextColumn("{task.fields[tally]}"), console=console,
+            disable=args.json) as bar:
+        task = bar.add_task("ingesting", total=None, tally="")
 
         def progress(event: str, result: Any) -> None:
+            tally.event(event, result)
             if event.startswith("start:"):
                 bar.update(task, total=int(event.split(":")[1]))
             elif result is not None:  # the one line each file gets
@@ -108,7 +112,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
                         + (f" — {result.note}" if result.note.startswith(
                             ("MetadataMissing", "UNREADABLE_PAGES")) else "")
                         + cli_library.health_note(result)), highlight=False, markup=False)
-                bar.advance(task)
+                bar.update(task, advance=1, tally=tally.line())
 
         if args.zotero_collection:
             report = app.ingest_zotero(
@@ -133,6 +137,10 @@ def cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
             f"[bold]{project.name}[/]: {summary['indexed']} indexed, {summary['skipped']} "
             f"unchanged, {summary['failed']} failed; {summary['chunks']} chunks, "
             f"{summary['pages']} pages converted in {summary['seconds']:.1f}s"
+            + (f", {summary['pages'] / summary['seconds']:.1f} pages/s"
+               if summary["pages"] and summary["seconds"] else "")
+            + (f", peak memory {human(summary['peak_rss_mb'] * 2**20)}"
+               if summary["peak_rss_mb"] else "")
             + (f" ({report.executor})" if report.executor else ""))
         for w in report.warnings:
             console.print(f"  [yellow]{w['code']}[/]: " + escape(f"{w['message']} — {w['hint']}"))

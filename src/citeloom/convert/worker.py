@@ -5,6 +5,8 @@ damaged file can crash a native library or exhaust memory. So each document is c
 by a separate process (started once, reused across documents): when a conversion runs past
 its deadline the process is killed, when it dies the death is reported, and in both cases
 that one document fails with a clear reason while the batch goes on with a fresh worker.
+A worker is also let go after a number of documents or past a memory limit, so that a
+long batch's memory stays flat.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from citeloom.errors import CiteLoomError, ConfigError, ConversionFailed, UnreadableInput
+from citeloom.system import peak_rss_mb, rss_mb
 
 
 @dataclass(frozen=True)
@@ -67,13 +70,20 @@ def _serve(conn: Connection, options: ConvertOptions) -> None:
 
 
 class ConversionWorker:
-    """A reusable worker process; ``convert`` kills and replaces it on timeout or crash."""
+    """A reusable worker process; ``convert`` kills and replaces it on timeout or crash, and
+    lets it go after ``max_documents`` documents or once its memory passes ``max_rss_mb``
+    after one (the next document starts a fresh process)."""
 
     def __init__(self, options: ConvertOptions, timeout_s: float = 300,
-                 start_timeout_s: float = 120) -> None:
+                 start_timeout_s: float = 120, max_documents: int = 50,
+                 max_rss_mb: float = 1800) -> None:
         self.options = options
         self.timeout_s = timeout_s
         self.start_timeout_s = start_timeout_s
+        self.max_documents, self.max_rss_mb = max_documents, max_rss_mb
+        self.documents = 0  # converted by the process now running
+        self.replaced = 0  # processes let go for their age or memory
+        self.peak_rss_mb = 0.0  # the largest any of its processes reached
         self._proc: Any = None
         self._conn: Connection | None = None
 
@@ -112,7 +122,18 @@ class ConversionWorker:
             if self._proc.is_alive():
                 self._proc.kill()
                 self._proc.join(5)
-        self._proc, self._conn = None, None
+        self._proc, self._conn, self.documents = None, None, 0
+
+    def _retire_if_worn(self) -> None:
+        """After a document: let the process go when it has done its share or grown past
+        the memory limit."""
+        if self._proc is None:
+            return
+        self.documents += 1
+        self.peak_rss_mb = max(self.peak_rss_mb, peak_rss_mb(self._proc.pid))
+        if self.documents >= self.max_documents or rss_mb(self._proc.pid) > self.max_rss_mb:
+            self.stop()
+            self.replaced += 1
 
     def convert(self, path: Path) -> bytes:
         """The converted document as gzipped DoclingDocument JSON."""
@@ -141,6 +162,7 @@ class ConversionWorker:
             self.stop()
             raise ConversionFailed(f"{path.name}: the converter died",
                                    "the file may be damaged") from None
+        self._retire_if_worn()
         if status == "error":
             if isinstance(payload, tuple):
                 reason, hint = payload

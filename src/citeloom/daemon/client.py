@@ -18,7 +18,7 @@ from citeloom.config import Settings
 from citeloom.daemon import DaemonPaths, agree, daemon_paths, install_fingerprint
 from citeloom.errors import CiteLoomError, IndexUnavailable, from_dict
 from citeloom.payload import PASSAGE_CHARS, Passage
-from citeloom.report import FileResult, IngestReport
+from citeloom.report import PLANNED, FileResult, IngestReport
 
 if TYPE_CHECKING:
     from citeloom.search.query import QueryResult, SimilarResult
@@ -300,12 +300,14 @@ class RemoteCiteLoom:
                             "kept and skipped") from None
                     raise
                 if progress and not announced and state["files_total"] is not None:
-                    progress(f"start:{state['files_total']}", None)
+                    progress(f"start:{state['files_total']}:{state.get('pages_total') or 0}",
+                             None)
                     announced = True
                 for r in state.get("results", []):
                     seen += 1
+                    planned = r.pop(PLANNED, "")
                     if progress:
-                        progress("file", FileResult(**r))
+                        progress(f"file:{planned}", FileResult(**r))
                 if state["finished"] is not None:
                     break
         except KeyboardInterrupt:  # stop the job after its current file, then stop here

@@ -75,8 +75,10 @@ class Pipeline:
         ctx = Context(self.project, self.index, self.catalog, report)
         self._report, self._progress, self._source = report, progress, source
         total = source.plan(ctx)
-        if progress:
-            progress(f"start:{total}", None)
+        self._planned: dict[str, int] = {}
+        if progress:  # files, and pages when the source can count them (report.Tally)
+            self._planned = source.pages()
+            progress(f"start:{total}:{sum(self._planned.values())}", None)
         killed_before = self._mark()
         outcomes = self.executor.run(self._jobs(source, ctx), self.project)
         try:
@@ -85,6 +87,7 @@ class Pipeline:
                     self._emit(out)
                 else:
                     self._write(*out)
+                    report.peak_rss_mb = max(report.peak_rss_mb, space.tree_rss_mb())
             self._flush()
         except (DiskFull, IndexDamaged) as exc:  # no point going on: say so, with the log
             raise self._stopped(exc, started, started_by) from None
@@ -191,7 +194,7 @@ class Pipeline:
     def _emit(self, result: FileResult) -> None:
         self._report.files.append(result)
         if self._progress:
-            self._progress("file", result)
+            self._progress(f"file:{self._planned.get(result.path, 0)}", result)
 
     # -- deciding what to do -----------------------------------------------------------
     def _jobs(self, source: Source, ctx: Context) -> Iterator[Job | FileResult]:

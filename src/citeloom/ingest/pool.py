@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 from citeloom.errors import ConversionFailed
 from citeloom.ingest.executor import Executor, Job, Outcome
-from citeloom.ingest.tasks import Done, Task, finish, peak_rss_mb, to_task
+from citeloom.ingest.tasks import Done, Task, finish, to_task
 from citeloom.report import FileResult
+from citeloom.system import peak_rss_mb, rss_mb
 
 if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
@@ -106,6 +107,7 @@ class _Slot:
     job: Job | None = None
     deadline: float = 0.0
     peak_rss_mb: float = 0.0
+    documents: int = 0  # done by this process
 
 
 class Pool(Executor):
@@ -117,6 +119,7 @@ class Pool(Executor):
         self.threads = threads_per_worker(workers, rt.settings.threads)
         self.name = f"{workers} worker processes ({self.threads} threads each)"
         self.peak_rss_mb: float = 0.0  # the largest worker's, for the benchmark
+        self.replaced = 0  # workers let go for their age or memory (a fresh one follows)
         self.seconds: dict[str, float] = {}  # workers' time converting, preparing in all
         self._slots: list[_Slot] = []
         self._more, self._keys = True, 0  # jobs left to take; tasks sent
@@ -230,7 +233,14 @@ class Pool(Executor):
             yield self._lost(slot, project)
             return
         self._note_rss(slot)
-        yield job, finish(done, job, self.rt, project, self.seconds)
+        outcome = finish(done, job, self.rt, project, self.seconds)
+        slot.documents += 1
+        limits = self.rt.settings
+        if (slot.documents >= limits.worker_max_documents
+                or rss_mb(slot.proc.pid) > limits.worker_max_rss_mb):
+            self._stop(slot)  # worn: the next job starts a fresh one
+            self.replaced += 1
+        yield job, outcome
 
     def _lost(self, slot: _Slot, project: ProjectConfig) -> Outcome:
         """The job of a worker that died or ran out of time: killed, replaced on demand,

@@ -118,7 +118,7 @@ class PrepareActor:
         """Peak RSS (MB) and CPU seconds of this actor's process so far."""
         import resource
 
-        from citeloom.ingest.tasks import peak_rss_mb
+        from citeloom.system import peak_rss_mb
 
         ru = resource.getrusage(resource.RUSAGE_SELF)
         return peak_rss_mb(), ru.ru_utime + ru.ru_stime

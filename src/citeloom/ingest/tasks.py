@@ -71,18 +71,6 @@ class Done:
     prepare_cpu_s: float = 0.0
 
 
-def peak_rss_mb(pid: int | str = "self") -> float:
-    """A process's peak resident memory (``VmHWM``), in MB; 0 where /proc cannot say."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        pass
-    return 0.0
-
-
 def to_task(key: int, job: Job, rt: Runtime, project: ProjectConfig, *, ship: bool) -> Task:
     """The task for ``job``; ``ship`` sends the file's bytes instead of its path."""
     unit = job.unit

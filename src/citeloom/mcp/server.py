@@ -53,6 +53,7 @@ from citeloom.mcp.schema import (
     fit_budget,
 )
 from citeloom.payload import hit_json
+from citeloom.report import tally_line
 from citeloom.service.api import QueryRequest, SimilarRequest
 
 log = logging.getLogger("citeloom.mcp")
@@ -520,9 +521,10 @@ async def _follow(cid: str, job: dict[str, Any], seconds: float,
         wait = min(0.5, max(0.0, deadline - time.monotonic()))
         job = await _call(cid, lambda j=job["job_id"], w=wait: state.jobs.get(j, wait=w))
         if ctx is not None:
+            rate = tally_line(job)
             await ctx.report_progress(job["files_done"], job["files_total"],
                                       f"{job['files_done']}/{job['files_total'] or '?'} "
-                                      f"files {job['current']}")
+                                      f"files {job['current']}" + (f" · {rate}" if rate else ""))
     return job
 
 
@@ -532,7 +534,8 @@ async def ingest_status(job_id: Annotated[str, Field(description="from ingest_fr
                             description="wait up to this long for the job to finish, 0-60",
                             json_schema_extra={"minimum": 0, "maximum": 60})] = 0,
                         ctx: Context | None = None) -> dict[str, Any]:
-    """The state of an ingest job: files done, the report when finished."""
+    """The state of an ingest job: files and pages done and left, pages per second, an
+    estimate of the seconds left (eta_s), the report when finished."""
     cid = uuid.uuid4().hex[:12]
     job = await _call(cid, lambda: state.jobs.get(job_id))
     job = await _follow(cid, job, min(max(wait_seconds, 0), 60), ctx)

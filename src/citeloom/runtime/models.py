@@ -105,6 +105,7 @@ class Models:
                 self._workers.clear()
                 worker = self._workers[opts] = ConversionWorker(opts, project.conversion_timeout_s)
             worker.timeout_s = project.conversion_timeout_s
+            worker.max_documents, worker.max_rss_mb = s.worker_max_documents, s.worker_max_rss_mb
             return worker
 
     @property

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from citeloom.errors import InvalidInput, as_error
+from citeloom.report import PLANNED, Tally
 from citeloom.service import CiteLoom, FileResult, IngestReport
 
 JobState = Literal["queued", "running", "done", "failed", "cancelled"]
@@ -46,6 +47,7 @@ class Job:
     report: dict[str, Any] | None = None
     error: dict[str, str] | None = None
     results: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    tally: Tally = field(default_factory=Tally, repr=False)  # pages/s and time left
     cancel: threading.Event = field(default_factory=threading.Event, repr=False)
     changed: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
@@ -55,6 +57,7 @@ class Job:
             "kind": self.kind, "state": self.state, "files_done": self.done,
             "files_total": self.total, "current": self.current, "started": self.started,
             "finished": self.finished, "report": self.report, "error": self.error,
+            **self.tally.to_dict(),
         }
 
     def since(self, n: int) -> list[dict[str, Any]]:
@@ -89,12 +92,14 @@ class JobManager:
     def _run(self, job: Job, writer: threading.Lock, args: dict[str, Any]) -> None:
         def progress(event: str, result: FileResult | None) -> None:
             with job.changed:
+                job.tally.event(event, result)
                 if event.startswith("start:"):
                     job.total = int(event.split(":")[1])
                 elif result is not None:
                     job.done += 1
                     job.current = Path(result.path).name
-                    job.results.append(asdict(result))
+                    # the pages the plan counted for it ride along for a follower's tally
+                    job.results.append({**asdict(result), PLANNED: event.partition(":")[2]})
                 job.changed.notify_all()
             if job.cancel.is_set():
                 raise Cancelled

@@ -71,6 +71,11 @@ class Source(ABC):
     def units(self, ctx: Context) -> Iterator[Unit | FileResult]:
         """The units, or a failed :class:`FileResult` for one that cannot be read."""
 
+    def pages(self) -> dict[str, int]:
+        """After :meth:`plan`: the pages of each planned unit, by label, for the time-left
+        estimate (default: not known, and the estimate goes by files)."""
+        return {}
+
     def metadata(self, unit: Unit, first_pages: str, result: FileResult
                  ) -> dict[str, Any] | None:
         """Metadata for the unit's chunks, once its text is known (default: the unit's)."""

@@ -1,0 +1,85 @@
+"""Bounded memory (issue #32): a conversion worker is let go after its share of documents
+or once its memory passes the limit, and a fresh one converts the next; a pool's workers
+likewise; each ingest reports the peak memory of its process tree. Real Docling workers,
+real pool processes, real PDFs."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from citeloom.config import ProjectConfig
+from citeloom.ingest.pool import Pool
+from citeloom.service import CiteLoom
+
+from ..conftest import FIXTURE_PDFS
+
+ONE_PAGE = FIXTURE_PDFS / "docling__2305.03393v1-pg9.pdf"
+PDFS = sorted(FIXTURE_PDFS.glob("*.pdf"))
+
+
+def _text(converted: bytes) -> list[str]:
+    doc = json.loads(gzip.decompress(converted))
+    return [t["text"] for t in doc["texts"]]
+
+
+def test_a_worker_is_replaced_after_its_share_and_the_next_converts_alike(make_settings
+                                                                          ) -> None:
+    app = CiteLoom(make_settings(worker_max_documents=2))
+    try:
+        worker = app.runtime.models.worker(ProjectConfig(name="m"))
+        first = worker.convert(ONE_PAGE)
+        pid = worker._proc.pid
+        assert worker.documents == 1 and worker.replaced == 0
+        worker.convert(ONE_PAGE)  # its second: let go
+        assert worker._proc is None and worker.replaced == 1
+        third = worker.convert(ONE_PAGE)
+        assert worker._proc.pid != pid and worker.documents == 1
+        assert _text(third) == _text(first)  # a fresh process reads the page the same
+        assert worker.peak_rss_mb > 100  # Docling and its layout model were in memory
+    finally:
+        app.close()
+
+
+def test_a_worker_past_the_memory_limit_is_let_go_after_its_document(make_settings) -> None:
+    app = CiteLoom(make_settings(worker_max_rss_mb=100))  # less than Docling needs
+    try:
+        worker = app.runtime.models.worker(ProjectConfig(name="m"))
+        for n in (1, 2):
+            assert _text(worker.convert(ONE_PAGE))
+            assert worker._proc is None and worker.replaced == n
+    finally:
+        app.close()
+
+
+def test_pool_workers_are_replaced_and_the_report_has_the_peak(make_settings,
+                                                               started_pools: list[Pool]
+                                                               ) -> None:
+    pools = started_pools
+    app = CiteLoom(make_settings(worker_max_documents=1))
+    try:
+        report = app.ingest(PDFS, "m", workers=2)
+    finally:
+        app.close()
+    assert report.count("indexed") == len(PDFS), report.to_dict()
+    assert pools and pools[0].replaced == len(PDFS)  # one document each
+    # This process, plus at least one worker holding the models.
+    assert report.peak_rss_mb > pools[0].peak_rss_mb > 100
+    assert report.to_dict()["peak_rss_mb"] == round(report.peak_rss_mb)
+
+
+def test_the_limits_are_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from citeloom.config import load_settings
+    from citeloom.errors import ConfigError
+
+    monkeypatch.setenv("CITELOOM_DATA_DIR", str(tmp_path))
+    config = tmp_path / "citeloom.toml"
+    config.write_text("[defaults]\nworker_max_documents = 7\nworker_max_rss_mb = 900\n")
+    s = load_settings(config)
+    assert (s.worker_max_documents, s.worker_max_rss_mb) == (7, 900)
+    config.write_text("[defaults]\nworker_max_documents = 0\n")
+    with pytest.raises(ConfigError, match="worker_max_documents"):
+        load_settings(config)
