@@ -12,8 +12,9 @@ demo: setup
 	$(BIN)/citeloom ingest --project demo
 	$(BIN)/citeloom query "$(QUESTION)" --project demo
 
+# One pytest worker per core; a test file stays on one worker (its module fixtures are built once).
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 lint:
 	$(BIN)/ruff check src tests scripts benchmarks

@@ -36,10 +36,6 @@ SHARED_CACHE = Path(os.environ["CITELOOM_TEST_CACHE"])
 os.environ["CITELOOM_CACHE_DIR"] = str(SHARED_CACHE)
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "own_cache: the test keeps its cache in its data dir")
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller (or a run without workers)
         shutil.rmtree(SHARED_CACHE, ignore_errors=True)
