@@ -12,9 +12,10 @@ demo: setup
 	$(BIN)/citeloom ingest --project demo
 	$(BIN)/citeloom query "$(QUESTION)" --project demo
 
-# One pytest worker per core; a test file stays on one worker (its module fixtures are built once).
+# One pytest worker per core; a test file stays on one worker (its module fixtures are built
+# once); the 25 slowest tests are listed at the end.
 test: setup
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist loadfile --durations=25
 
 lint:
 	$(BIN)/ruff check src tests scripts benchmarks

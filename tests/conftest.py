@@ -36,6 +36,27 @@ SHARED_CACHE = Path(os.environ["CITELOOM_TEST_CACHE"])
 os.environ["CITELOOM_CACHE_DIR"] = str(SHARED_CACHE)
 
 
+# The files that take longest (a minute or more of a sequential run: processes, daemons,
+# real conversions), sent to the workers first so that the run does not end with one worker
+# on a long file while the other idles. Only the order of files changes; a file's tests keep
+# theirs.
+SLOWEST_FIRST = ("daemon/test_daemon.py", "index/test_faults.py", "ingest/test_scale.py",
+                 "mcp/test_mcp_server.py", "ingest/test_sync.py", "ingest/test_kill_loop.py",
+                 "service/test_library_ops.py", "daemon/test_watch.py",
+                 "search/test_metadata_filters.py", "eval/test_evaluate.py",
+                 "ingest/test_batch.py", "zotero/test_zotero_ingest.py",
+                 "mcp/test_mcp_prefork.py", "test_golden.py", "service/test_remove.py",
+                 "ingest/test_pipeline_sources.py", "eval/test_eval_pdfqa.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.path.relative_to(ROOT / "tests").as_posix()
+        return SLOWEST_FIRST.index(path) if path in SLOWEST_FIRST else len(SLOWEST_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keep their order
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller (or a run without workers)
         shutil.rmtree(SHARED_CACHE, ignore_errors=True)

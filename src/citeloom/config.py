@@ -32,7 +32,7 @@ DEFAULT_SPARSE_MODEL = "Qdrant/bm25"
 # the end of the one before it, v3 also keeps a sentence cut between two passages whole.
 # Part of the model lock.
 DEFAULT_CHUNKER = "docling-hybrid/v3"
-WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB = 50, 1800  # measured: docs/DECISIONS.md
+WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB = 20, 1200  # measured: docs/DECISIONS.md
 PROJECT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 # Every environment variable CiteLoom reads; .env.example documents each one.

@@ -75,8 +75,8 @@ class ConversionWorker:
     after one (the next document starts a fresh process)."""
 
     def __init__(self, options: ConvertOptions, timeout_s: float = 300,
-                 start_timeout_s: float = 120, max_documents: int = 50,
-                 max_rss_mb: float = 1800) -> None:
+                 start_timeout_s: float = 120, max_documents: int = 20,
+                 max_rss_mb: float = 1200) -> None:
         self.options = options
         self.timeout_s = timeout_s
         self.start_timeout_s = start_timeout_s
