@@ -27,7 +27,7 @@ chunk_max_tokens = 200
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     for var in ("CITELOOM_CONFIG", "CITELOOM_DATA_DIR", "CITELOOM_MODELS_DIR",
-                "CITELOOM_PROJECT", "CITELOOM_THREADS", "QDRANT_URL", "QDRANT_API_KEY"):
+                "CITELOOM_CACHE_DIR", "CITELOOM_PROJECT", "CITELOOM_THREADS", "QDRANT_URL", "QDRANT_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
@@ -40,6 +40,7 @@ def test_defaults_without_any_file(clean_env: Path) -> None:
     assert s.config_path is None
     assert s.data_dir == clean_env / "xdg-data" / "citeloom"
     assert s.models_dir == s.data_dir / "models"
+    assert s.cache_root == s.data_dir / "cache"  # conversions, vectors, Zotero downloads
     with pytest.raises(InvalidProject, match="no project given"):
         s.project(None)
     fresh = s.project("fresh", create=True)
@@ -55,6 +56,13 @@ def test_file_in_working_directory_resolves_relative_paths(clean_env: Path) -> N
     p = s.project(None)
     assert p.name == "thesis" and p.chunk_max_tokens == 200
     assert p.sources == [clean_env / "papers", Path("/abs/elsewhere")]
+
+
+def test_the_cache_can_live_elsewhere(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (clean_env / "citeloom.toml").write_text('[paths]\ncache_dir = "shared-cache"\n')
+    assert load_settings().cache_root == clean_env / "shared-cache"  # beside the file
+    monkeypatch.setenv("CITELOOM_CACHE_DIR", str(clean_env / "from-env"))
+    assert load_settings().cache_root == clean_env / "from-env"
 
 
 def test_environment_beats_dotenv_beats_file(clean_env: Path,
