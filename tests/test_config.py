@@ -27,7 +27,8 @@ chunk_max_tokens = 200
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     for var in ("CITELOOM_CONFIG", "CITELOOM_DATA_DIR", "CITELOOM_MODELS_DIR",
-                "CITELOOM_CACHE_DIR", "CITELOOM_PROJECT", "CITELOOM_THREADS", "QDRANT_URL", "QDRANT_API_KEY"):
+                "CITELOOM_CACHE_DIR", "CITELOOM_PROJECT", "CITELOOM_THREADS", "QDRANT_URL",
+                "QDRANT_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
