@@ -435,15 +435,25 @@ class Sampler(threading.Thread):
         self.pid, self.interval = pid, interval
         self.peak_total = self.peak_one = 0.0
         self.peak_procs = self.samples = 0
+        self.series: list[tuple[float, int]] = []  # (seconds since start, tree MB)
         self.stop = threading.Event()
 
     def run(self) -> None:
+        started = time.monotonic()
         while not self.stop.is_set():
             total, one, procs = tree_rss_mb(self.pid)
             self.peak_total, self.peak_one = max(self.peak_total, total), max(self.peak_one, one)
             self.peak_procs = max(self.peak_procs, procs)
             self.samples += 1
+            self.series.append((round(time.monotonic() - started, 1), round(total)))
             self.stop.wait(self.interval)
+
+    def halves(self) -> tuple[int, int]:
+        """The peak tree RSS of the first and of the second half of the run (MB): flat
+        memory has the second no higher than the first."""
+        mid = len(self.series) // 2
+        first = max((mb for _, mb in self.series[:mid]), default=0)
+        return first, max((mb for _, mb in self.series[mid:]), default=0)
 
 
 def ingest_summary(report: dict[str, Any]) -> dict[str, Any]:
@@ -510,6 +520,7 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
                    "peak_rss_tree_mb": round(sampler.peak_total),
                    "peak_rss_process_mb": round(sampler.peak_one),
                    "peak_processes": sampler.peak_procs, "rss_samples": sampler.samples,
+                   "peak_rss_tree_mb_halves": sampler.halves(), "rss_series": sampler.series,
                    "load_after": _load()})
     text = stdout.read_text(errors="replace")
     try:
