@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ import pytest
 from citeloom.config import ProjectConfig
 from citeloom.ingest.pool import Pool
 from citeloom.service import CiteLoom
+from citeloom.system import rss_mb, tree_rss_mb
 
 from ..conftest import FIXTURE_PDFS
 
@@ -66,9 +69,24 @@ def test_pool_workers_are_replaced_and_the_report_has_the_peak(make_settings,
         app.close()
     assert report.count("indexed") == len(PDFS), report.to_dict()
     assert pools and pools[0].replaced == len(PDFS)  # one document each
-    # This process, plus at least one worker holding the models.
-    assert report.peak_rss_mb > pools[0].peak_rss_mb > 100
+    assert pools[0].peak_rss_mb > 100  # a worker held the models
+    assert report.peak_rss_mb >= 0.5 * rss_mb()  # this process at least (and its workers)
     assert report.to_dict()["peak_rss_mb"] == round(report.peak_rss_mb)
+
+
+def test_the_tree_counts_the_children() -> None:
+    """``system.tree_rss_mb``, which the report's peak is made of, adds the descendants."""
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import time; b = b'x' * (300 * 2**20); "
+                              "print('ready', flush=True); time.sleep(60)"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        assert rss_mb(child.pid) > 250
+        assert tree_rss_mb() - rss_mb() > 250
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_the_limits_are_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
