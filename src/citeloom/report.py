@@ -47,6 +47,7 @@ class Tally:
     pages_done: int = 0
     pages_settled: int = 0
     started: float = field(default_factory=time.monotonic)
+    ended: float | None = None  # when the last planned file was done: the rate stops there
 
     def event(self, event: str, result: FileResult | None) -> None:
         kind, _, rest = event.partition(":")
@@ -61,13 +62,16 @@ class Tally:
             prepared = result.pages if result.status in ("indexed", "replaced") else 0
             self.pages_done += prepared
             self.pages_settled += max(planned, prepared)
+            if self.files_total is not None and self.files_done >= self.files_total:
+                self.ended = time.monotonic()
 
     @property
     def pages_left(self) -> int:
         return max(0, self.pages_total - self.pages_settled)
 
     def pages_per_s(self, now: float | None = None) -> float | None:
-        elapsed = (time.monotonic() if now is None else now) - self.started
+        end = self.ended if self.ended is not None else now
+        elapsed = (time.monotonic() if end is None else end) - self.started
         return self.pages_done / elapsed if self.pages_done and elapsed > 0 else None
 
     def eta_s(self, now: float | None = None) -> float | None:

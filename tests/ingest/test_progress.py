@@ -40,6 +40,9 @@ def test_the_tally_counts_pages_and_the_time_left() -> None:
     tally.event("file:4", FileResult("c.pdf", "failed"))
     assert tally.pages_left == 0 and tally.eta_s(t0 + 3) == 0.0
     assert "left" not in tally.line(t0 + 3).replace("0 pages left", "")
+    # Done: the rate is the run's, not one that falls while the finished job is looked at.
+    assert tally.ended is not None
+    assert tally.pages_per_s(t0 + 1000) == tally.pages_per_s() == tally.pages_per_s(t0 + 5)
 
 
 def test_without_page_counts_the_time_left_goes_by_files() -> None:
