@@ -383,24 +383,6 @@ def pick(folder: Path, n: int, seed: int) -> list[Path]:
     return sorted(random.Random(seed).sample(pdfs, n))
 
 
-def _children(pid: int) -> list[int]:
-    kids: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        with contextlib.suppress(OSError):
-            kids += [int(c) for c in task.read_text().split()]
-    return kids
-
-
-def _rss_kb(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def tree_rss_mb(pid: int) -> tuple[float, float, int]:
     """RSS of a process and all its descendants: total MB, largest one's MB, processes."""
     try:
@@ -418,12 +400,9 @@ def tree_rss_mb(pid: int) -> tuple[float, float, int]:
             with contextlib.suppress(psutil.Error):
                 sizes.append(p.memory_info().rss / 2**20)
     else:
-        pids, todo = [], [pid]
-        while todo:
-            p = todo.pop()
-            pids.append(p)
-            todo += _children(p)
-        sizes = [_rss_kb(p) / 1024 for p in pids]
+        from citeloom.system import process_tree, rss_mb
+
+        sizes = [rss_mb(p) for p in process_tree(pid)]
     return sum(sizes), max(sizes, default=0.0), len(sizes)
 
 

@@ -238,19 +238,29 @@ def peak_rss_mb(pid: int | str = "self") -> float:
     return _status_mb(pid, "VmHWM:")
 
 
-def tree_rss_mb(pid: int | str = "self") -> float:
-    """The resident memory now of a process and all its descendants, in MB."""
-    total, todo, seen = 0.0, [str(os.getpid() if pid == "self" else pid)], set()
+def process_tree(pid: int | str = "self") -> list[str]:
+    """A process and all its descendants (pids, the process first)."""
+    out, todo = [], [str(os.getpid() if pid == "self" else pid)]
     while todo:
         p = todo.pop()
-        if p in seen:
+        if p in out:
             continue
-        seen.add(p)
-        total += rss_mb(p)
+        out.append(p)
         try:
             for task in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as f:
                     todo.extend(f.read().split())
         except OSError:
             pass
-    return total
+    return out
+
+
+def tree_rss_mb(pid: int | str = "self") -> float:
+    """The resident memory now of a process and all its descendants, in MB."""
+    return sum(rss_mb(p) for p in process_tree(pid))
+
+
+def worn(pid: int, documents: int, max_documents: int, max_rss_mb: float) -> bool:
+    """Whether a worker process that has done ``documents`` should be let go: it has done
+    its share, or holds more memory than the limit (``[defaults] worker_max_*``)."""
+    return documents >= max_documents or rss_mb(pid) > max_rss_mb

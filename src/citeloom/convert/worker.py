@@ -21,8 +21,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from citeloom.config import WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB
 from citeloom.errors import CiteLoomError, ConfigError, ConversionFailed, UnreadableInput
-from citeloom.system import peak_rss_mb, rss_mb
+from citeloom.system import peak_rss_mb, worn
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,8 @@ class ConversionWorker:
     after one (the next document starts a fresh process)."""
 
     def __init__(self, options: ConvertOptions, timeout_s: float = 300,
-                 start_timeout_s: float = 120, max_documents: int = 20,
-                 max_rss_mb: float = 1200) -> None:
+                 start_timeout_s: float = 120, max_documents: int = WORKER_MAX_DOCUMENTS,
+                 max_rss_mb: float = WORKER_MAX_RSS_MB) -> None:
         self.options = options
         self.timeout_s = timeout_s
         self.start_timeout_s = start_timeout_s
@@ -131,7 +132,7 @@ class ConversionWorker:
             return
         self.documents += 1
         self.peak_rss_mb = max(self.peak_rss_mb, peak_rss_mb(self._proc.pid))
-        if self.documents >= self.max_documents or rss_mb(self._proc.pid) > self.max_rss_mb:
+        if worn(self._proc.pid, self.documents, self.max_documents, self.max_rss_mb):
             self.stop()
             self.replaced += 1
 

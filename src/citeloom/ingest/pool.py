@@ -31,7 +31,7 @@ from citeloom.errors import ConversionFailed
 from citeloom.ingest.executor import Executor, Job, Outcome
 from citeloom.ingest.tasks import Done, Task, finish, to_task
 from citeloom.report import FileResult
-from citeloom.system import peak_rss_mb, rss_mb
+from citeloom.system import peak_rss_mb, worn
 
 if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
@@ -236,8 +236,8 @@ class Pool(Executor):
         outcome = finish(done, job, self.rt, project, self.seconds)
         slot.documents += 1
         limits = self.rt.settings
-        if (slot.documents >= limits.worker_max_documents
-                or rss_mb(slot.proc.pid) > limits.worker_max_rss_mb):
+        if worn(slot.proc.pid, slot.documents, limits.worker_max_documents,
+                limits.worker_max_rss_mb):
             self._stop(slot)  # worn: the next job starts a fresh one
             self.replaced += 1
         yield job, outcome
