@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -78,15 +79,24 @@ def test_a_stopped_ingest_resumes_without_redoing_finished_files(models_dir: Pat
            "CITELOOM_MODELS_DIR": str(models_dir), "CITELOOM_CONFIG": "",
            "TTY_COMPATIBLE": "1", "COLUMNS": "200"}  # the bar as a terminal shows it
     cmd = [sys.executable, "-m", "citeloom.cli", "ingest", str(papers), "-p", "r"]
-    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
+    shown: list[str] = []  # the terminal's bar as it is drawn
+    reader = threading.Thread(target=lambda: shown.extend(iter(proc.stderr.readline, "")),
+                              daemon=True)
+    reader.start()
     catalog = tmp_path / "data" / "indexes" / "r" / "catalog.sqlite"
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and proc.poll() is None and not _catalog_rows(catalog):
+    # Stopped once a paper is in the catalog and the bar has counted it (the bar redraws a
+    # few times a second, so the row comes first).
+    while time.monotonic() < deadline and proc.poll() is None and not (
+            _catalog_rows(catalog) and "pages/s" in "".join(shown)):
         time.sleep(0.1)
     assert proc.poll() is None, "the run ended before it could be stopped"
     proc.send_signal(signal.SIGINT)  # Ctrl-C
-    out, err = proc.communicate(timeout=120)
+    proc.wait(timeout=120)
+    reader.join(timeout=30)
+    err = "".join(shown)
     assert proc.returncode == 130, err[-2000:]
     assert "re-run the same command to continue" in err
     assert "pages/s" in err and "pages left" in err, err[-2000:]  # the bar's tally
