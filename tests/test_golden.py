@@ -24,6 +24,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from .clirun import run_cli
 from .conftest import FIXTURE_PDFS
 
 pytestmark = pytest.mark.slow
@@ -138,8 +139,7 @@ def world(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
 def _cli(world: dict[str, Any], args: list[str]) -> subprocess.CompletedProcess[str]:
     named = {"DRAFT": str(world["root"] / "DRAFT"), "CHUNK": world.get("chunk", "CHUNK")}
     args = [named.get(a, a) for a in args]
-    return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], env=world["env"],
-                          cwd=world["root"], capture_output=True, text=True, timeout=600)
+    return run_cli(args, world["env"], world["root"])
 
 
 def _compare(name: str, text: str) -> None:

@@ -1,7 +1,7 @@
 """The CLI quotes exactly (issue #18, item 1): a document's title and text are printed as
 they are — brackets, ``[sic]``, rich- and Markdown-looking text, emoji codes — each passage
 on one line (the terminal wraps it, so a copied quote is the document's text), the page
-and author · year first, and what the score means. Real CLI in a subprocess, a real
+and author · year first, and what the score means. The real CLI (run in process), a real
 Docling conversion, a real Edge shard."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from ..clirun import run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -31,8 +32,7 @@ def cli(tmp: Path, models: Path, *args: str, columns: int = 40
            "CITELOOM_MODELS_DIR": str(models), "CITELOOM_DAEMON": "off",
            "COLUMNS": str(columns)}  # narrow: a passage must still come out on one line
     env.pop("CITELOOM_CONFIG", None)
-    return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], env=env, cwd=tmp,
-                          capture_output=True, text=True, timeout=600)
+    return run_cli(list(args), env, tmp)
 
 
 def test_cli_prints_titles_and_passages_exactly(tmp_path: Path, models_dir: Path) -> None:

@@ -21,6 +21,7 @@ from citeloom.convert.health import ledger_of, page_entries, page_texts, stale
 from citeloom.convert.texthealth import OK, UNREADABLE, health
 from citeloom.service.api import QueryRequest
 
+from ..clirun import run_cli
 from ..conftest import CORPUS, FIXTURE_PDFS, SHARED
 
 CORPUS2 = SHARED / "corpus2" / "pdfs"
@@ -172,8 +173,7 @@ def library(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
 
 
 def cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=900)
+    return run_cli(list(args), env, cwd)
 
 
 @pytest.mark.slow

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,8 @@ from citeloom.errors import InvalidInput
 from citeloom.service import CiteLoom, TextDoc
 from citeloom.service.citecheck import FOUND, WEAK, check, markdown_report, verdict
 from citeloom.service.drafts import Citation, citations, detect_format, read_draft
+
+from ..clirun import run_cli
 
 TEX = r"""\documentclass{article}
 \usepackage{natbib}
@@ -196,22 +197,19 @@ def test_cli_check_prints_json_and_a_report(app: CiteLoom, models_dir: Path,
     env.pop("CITELOOM_CONFIG", None)
     app.close()  # let the CLI's process open the index
     report = tmp_path / "check.md"
-    out = subprocess.run([sys.executable, "-m", "citeloom.cli", "check", str(draft), "-p",
-                          "lib", "--json", "--report", str(report)], env=env,
-                         capture_output=True, text=True, timeout=600)
+    out = run_cli(["check", str(draft), "-p", "lib", "--json", "--report", str(report)], env,
+                  os.getcwd())
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     assert [c["verdict"] for c in got["citations"]][0] == "not in library"
     assert report.read_text().startswith("# Citation check: draft.md")
-    plain = subprocess.run([sys.executable, "-m", "citeloom.cli", "check", str(draft), "-p",
-                            "lib"], env=env, capture_output=True, text=True, timeout=600)
+    plain = run_cli(["check", str(draft), "-p", "lib"], env, os.getcwd())
     assert plain.returncode == 0, plain.stderr
     assert "NOT IN LIBRARY  unknown2000, line 10" in plain.stdout
     assert "better: adherence2021" in plain.stdout
     empty = tmp_path / "empty.md"
     empty.write_text("No citations here.")
-    none = subprocess.run([sys.executable, "-m", "citeloom.cli", "check", str(empty), "-p",
-                           "lib"], env=env, capture_output=True, text=True, timeout=600)
+    none = run_cli(["check", str(empty), "-p", "lib"], env, os.getcwd())
     assert none.returncode != 0 and "no citations" in none.stderr
     assert "Traceback" not in none.stderr
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ..clirun import run_cli
 from ..conftest import FIXTURE_PDFS
 
 pytestmark = pytest.mark.slow
@@ -30,8 +31,10 @@ class Cli:
                     "CITELOOM_DAEMON": daemon, "COLUMNS": "300"}
 
     def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], env=self.env,
-                              cwd=self.root, capture_output=True, text=True, timeout=600)
+        if self.env["CITELOOM_DAEMON"] != "off":  # the daemon's client: a process of its own
+            return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], env=self.env,
+                                  cwd=self.root, capture_output=True, text=True, timeout=600)
+        return run_cli(list(args), self.env, self.root)
 
     def json(self, *args: str, rc: int = 0) -> Any:
         done = self(*args, "--json")
