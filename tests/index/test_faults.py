@@ -1,6 +1,6 @@
 """Faults with a clear answer and a way back (issue #16), on a real project.
 
-Each damaged file, one test each, through the CLI in a subprocess (CITELOOM_DAEMON=off):
+Each damaged file, one test each, through the CLI (run in process, CITELOOM_DAEMON=off):
 ingest, query, inspect and validate exit 1 with the file's code and the fix (``citeloom
 repair -p NAME``), never a traceback; then ``repair`` puts the project back. A killed run's
 leftovers are swept by the next run. A full disk (a small loop or tmpfs filesystem, when
@@ -17,7 +17,6 @@ import re
 import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from citeloom.runtime import Runtime
 from citeloom.service import CiteLoom
 from citeloom.service.api import QueryRequest
 
+from ..clirun import run_cli
 from ..conftest import CORPUS, FIXTURE_PDFS
 
 pytestmark = pytest.mark.slow
@@ -72,8 +72,7 @@ class World:
         self.env.pop("RUST_BACKTRACE", None)
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], env=self.env,
-                              cwd=self.cwd, capture_output=True, text=True, timeout=600)
+        return run_cli(list(args), self.env, self.cwd)
 
     def command(self, name: str) -> subprocess.CompletedProcess[str]:
         return self.cli(*(a.format(papers=self.papers) for a in COMMANDS[name]))
