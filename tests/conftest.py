@@ -137,16 +137,22 @@ def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-@pytest.fixture
-def make_settings(models_dir: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+def shared_settings(**kw):  # type: ignore[no-untyped-def]
+    """``Settings(**kw)`` with the run's shared cache (none for a test marked ``own_cache``:
+    then ``<data_dir>/cache``, as users have it)."""
     from citeloom.config import Settings
 
+    if os.environ.get("CITELOOM_CACHE_DIR"):
+        kw.setdefault("cache_dir", Path(os.environ["CITELOOM_CACHE_DIR"]))
+    return Settings(**kw)
+
+
+@pytest.fixture
+def make_settings(models_dir: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
     def make(**kw):  # type: ignore[no-untyped-def]
         kw.setdefault("data_dir", tmp_path / "data")
         kw.setdefault("models_dir", models_dir)
-        if os.environ.get("CITELOOM_CACHE_DIR"):  # the run's shared cache (own_cache: none)
-            kw.setdefault("cache_dir", Path(os.environ["CITELOOM_CACHE_DIR"]))
-        return Settings(**kw)
+        return shared_settings(**kw)
 
     return make
 

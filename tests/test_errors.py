@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from citeloom.cli import main
-from citeloom.config import ProjectConfig, Settings
+from citeloom.config import ProjectConfig
 from citeloom.errors import CODES, CiteLoomError, InternalError, as_error
 from citeloom.service import CiteLoom, TextDoc
+
+from .conftest import shared_settings
 
 
 def test_every_code_has_a_hint_and_unexpected_errors_are_internal() -> None:
@@ -34,7 +36,7 @@ def cli_env(models_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("CITELOOM_CONFIG", str(config))
     monkeypatch.setenv("BBT_PORT", "9")  # nothing listens
     monkeypatch.chdir(tmp_path)
-    settings = Settings(data_dir=data, models_dir=models_dir, projects={
+    settings = shared_settings(data_dir=data, models_dir=models_dir, projects={
         "d": ProjectConfig(name="d", sparse_model="none")})
     app = CiteLoom(settings)
     doc = [TextDoc("a", "Filters", "Vena cava filters migrated in three to eight percent.")]

@@ -15,10 +15,9 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from citeloom.config import Settings
 from citeloom.service import CiteLoom
 
-from .conftest import FIXTURE_PDFS, ROOT
+from .conftest import FIXTURE_PDFS, ROOT, shared_settings
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +40,7 @@ def test_readme_claude_desktop_config_works(models_dir: Path, tmp_path: Path) ->
     assert Path(command).exists(), f"{command} missing: run make setup"
     # The repository's own citeloom.toml, with data kept in this test's folder.
     data = tmp_path / "data"
-    app = CiteLoom(Settings(data_dir=data, models_dir=models_dir))
+    app = CiteLoom(shared_settings(data_dir=data, models_dir=models_dir))
     papers = tmp_path / "papers"
     papers.mkdir()
     shutil.copy(FIXTURE_PDFS / "cermine__test1.pdf", papers)

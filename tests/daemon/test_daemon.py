@@ -19,7 +19,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from ..conftest import CORPUS, FIXTURE_PDFS
+from ..conftest import CORPUS, FIXTURE_PDFS, shared_settings
 
 pytestmark = pytest.mark.slow
 
@@ -264,10 +264,9 @@ def test_daemon_killed_mid_job_is_replaced_and_nothing_is_lost(lib: dict[str, An
 
 
 def _files_done(world: dict[str, Any]) -> int:
-    from citeloom.config import Settings
     from citeloom.daemon.client import DaemonClient
 
-    client = DaemonClient(Settings(data_dir=world["data"], models_dir=world["data"]),
+    client = DaemonClient(shared_settings(data_dir=world["data"], models_dir=world["data"]),
                           spawn=False)
     try:
         jobs = client.get("/jobs")

@@ -10,6 +10,8 @@ import pytest
 
 from citeloom.eval import scifact as ev
 
+from ..conftest import shared_settings
+
 L2, L3, L4 = math.log2(2), math.log2(3), math.log2(4)
 
 
@@ -147,7 +149,7 @@ def test_default_data_dir_is_found_from_where_the_user_is(monkeypatch: pytest.Mo
                                                           tmp_path: Path) -> None:
     """Not from the package's own location: an installed CiteLoom finds SciFact beside the
     config file or the working folder, or where CITELOOM_SCIFACT_DIR says."""
-    from citeloom.config import Settings, load_settings
+    from citeloom.config import load_settings
 
     repo = Path(__file__).resolve().parents[2]
     shared = (repo.parent / "shared" / "eval" / "scifact").resolve()
@@ -155,7 +157,7 @@ def test_default_data_dir_is_found_from_where_the_user_is(monkeypatch: pytest.Mo
     monkeypatch.chdir(repo)
     assert ev.default_data_dir() == shared
     monkeypatch.chdir(tmp_path)  # elsewhere: found beside the config file
-    settings = Settings(data_dir=tmp_path, models_dir=tmp_path,
+    settings = shared_settings(data_dir=tmp_path, models_dir=tmp_path,
                         config_path=repo / "citeloom.toml")
     assert ev.default_data_dir(settings) == shared
     monkeypatch.setenv("CITELOOM_SCIFACT_DIR", "/somewhere/else")

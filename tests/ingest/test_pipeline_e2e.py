@@ -15,7 +15,7 @@ import pytest
 from citeloom.service import CiteLoom
 from citeloom.service.api import QueryRequest
 
-from ..conftest import FIXTURE_PDFS, ROOT
+from ..conftest import FIXTURE_PDFS, ROOT, shared_settings
 
 pytestmark = pytest.mark.slow
 
@@ -25,9 +25,8 @@ MALAWI = "cermine__example2.pdf"  # Agyeman-Duah et al. 2014, quality improvemen
 
 @pytest.fixture(scope="module")
 def ingested(models_dir: Path, tmp_path_factory: pytest.TempPathFactory):
-    from citeloom.config import Settings
 
-    settings = Settings(data_dir=tmp_path_factory.mktemp("data"), models_dir=models_dir)
+    settings = shared_settings(data_dir=tmp_path_factory.mktemp("data"), models_dir=models_dir)
     app = CiteLoom(settings)
     report = app.ingest([FIXTURE_PDFS], "fx")
     yield settings, app, report
@@ -94,11 +93,10 @@ def test_reingest_is_a_noop_with_identical_ids(ingested) -> None:
 def test_reingest_from_scratch_gives_the_same_ids(ingested, models_dir, tmp_path) -> None:
     """Ids depend only on content, chunk position and model: a second index built from the
     same files holds exactly the same point ids."""
-    from citeloom.config import Settings
 
     _, app, _ = ingested
     one = FIXTURE_PDFS / THROMBOSIS
-    other = CiteLoom(Settings(data_dir=tmp_path, models_dir=models_dir))
+    other = CiteLoom(shared_settings(data_dir=tmp_path, models_dir=models_dir))
     other.ingest([one], "fx")
     ids, count = _ids_and_count(other, "fx")
     other.close()

@@ -18,11 +18,11 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from citeloom.config import ProjectConfig, Settings
+from citeloom.config import ProjectConfig
 from citeloom.errors import CODES
 from citeloom.service import CiteLoom
 
-from ..conftest import CORPUS, FIXTURE_PDFS, ROOT
+from ..conftest import CORPUS, FIXTURE_PDFS, ROOT, shared_settings
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +60,7 @@ chunk_max_tokens = 128
 sparse_model = "none"
 """)
     data = root / "data"
-    build = Settings(data_dir=data, models_dir=models_dir, projects={
+    build = shared_settings(data_dir=data, models_dir=models_dir, projects={
         "dense": ProjectConfig(name="dense", sparse_model="none")})
     app = CiteLoom(build)
     assert app.ingest([papers], "lib").outcome == "ok"
@@ -300,7 +300,7 @@ def test_timeout_and_unavailable_index(world: dict[str, Any], tmp_path: Path) ->
     run(timeout())
 
     # Another process holds the shard (its WAL lock is exclusive).
-    holder = CiteLoom(Settings(data_dir=world["data"], models_dir=Path(
+    holder = CiteLoom(shared_settings(data_dir=world["data"], models_dir=Path(
         world["config"].read_text().split('models_dir = "')[1].split('"')[0])))
     holder.runtime.projects.index("lib").count()
 

@@ -18,7 +18,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from citeloom.config import ProjectConfig, Settings
+from citeloom.config import ProjectConfig
 from citeloom.errors import InvalidInput
 from citeloom.eval.pdfqa import evidence_in
 from citeloom.eval.pdfqa_set import load_devset
@@ -29,7 +29,7 @@ from citeloom.service.api import QueryRequest
 from citeloom.sources.texts import TextDoc
 from citeloom.structure.metadata import parse_byline
 
-from ..conftest import FIXTURE_PDFS
+from ..conftest import FIXTURE_PDFS, shared_settings
 
 pytestmark = pytest.mark.slow
 
@@ -96,7 +96,7 @@ def library(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     papers = root / "papers"
     shutil.copytree(FIXTURE_PDFS, papers)
     data = root / "data"
-    app = CiteLoom(Settings(data_dir=data, models_dir=models_dir))
+    app = CiteLoom(shared_settings(data_dir=data, models_dir=models_dir))
     try:
         assert app.ingest([papers], "demo").count("indexed") == len(EXPECTED)
         docs = [TextDoc("big", "Staffing and quality", STAFFING * 400)]
@@ -112,7 +112,7 @@ def library(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
         app.close()
     # The demo PDFs with MiniLM (the default before bge): a project keeps its model.
     minilm = ProjectConfig(name="demo-minilm", dense_model="sentence-transformers/all-MiniLM-L6-v2")
-    app = CiteLoom(Settings(data_dir=data, models_dir=models_dir,
+    app = CiteLoom(shared_settings(data_dir=data, models_dir=models_dir,
                             projects={"demo-minilm": minilm}))
     try:
         assert app.ingest([papers], "demo-minilm").count("indexed") == len(EXPECTED)
@@ -123,7 +123,7 @@ def library(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
                       '[daemon]\nenabled = false\n[projects.demo]\n[projects.many]\n'
                       '[projects.empty]\n')
     return {"root": root, "data": data, "config": config, "papers": papers,
-            "settings": Settings(data_dir=data, models_dir=models_dir)}
+            "settings": shared_settings(data_dir=data, models_dir=models_dir)}
 
 
 @pytest.fixture

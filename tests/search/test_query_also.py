@@ -12,6 +12,8 @@ from citeloom.search.ranking import MAX_ALSO, summed
 from citeloom.service import CiteLoom, TextDoc
 from citeloom.service.api import QueryRequest
 
+from ..conftest import shared_settings
+
 MASKS = (
     "Les masques en tissu doivent être lavés à 60 °C pendant 30 minutes selon le guide. "
     "Nous avons rempli d'eau bouillante une casserole, un seau en plastique et une bassine "
@@ -48,10 +50,9 @@ FRENCH = ("Quels récipients gardent l'eau de lavage au-dessus de 60 °C le plus
 
 @pytest.fixture(scope="module")
 def app(models_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
-    from citeloom.config import Settings
 
     root = tmp_path_factory.mktemp("also")
-    service = CiteLoom(Settings(data_dir=root / "data", models_dir=models_dir))
+    service = CiteLoom(shared_settings(data_dir=root / "data", models_dir=models_dir))
     service.index_texts("lib", [TextDoc(doc_id="masques", title="Flash masques", text=MASKS),
                                 TextDoc(doc_id="hands", title="Ward hygiene", text=HANDS),
                                 TextDoc(doc_id="comfort", title="Mask comfort", text=COMFORT),

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from citeloom.config import Settings
 from citeloom.service import CiteLoom
 
-from ..conftest import CORPUS
+from ..conftest import CORPUS, shared_settings
 
 CHILD = """
 import json, sys
@@ -33,7 +32,7 @@ print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
 
 @pytest.mark.slow
 def test_query_path_does_not_import_docling(models_dir: Path, tmp_path: Path) -> None:
-    app = CiteLoom(Settings(data_dir=tmp_path, models_dir=models_dir))
+    app = CiteLoom(shared_settings(data_dir=tmp_path, models_dir=models_dir))
     assert app.ingest([CORPUS / "text" / "docling__2305.03393v1-pg9.pdf"], "q").outcome == "ok"
     app.close()
     out = subprocess.run([sys.executable, "-c", CHILD, str(tmp_path), str(models_dir)],

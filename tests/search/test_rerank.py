@@ -12,6 +12,8 @@ from citeloom.search.ranking import reranked
 from citeloom.service import CiteLoom, TextDoc
 from citeloom.service.api import QueryRequest
 
+from ..conftest import shared_settings
+
 ANSWER = ("The Breusch-Pagan test fits a linear regression model to the residuals and "
           "rejects if too much of the variance is explained by the auxiliary explanatory "
           "variables.")
@@ -40,10 +42,9 @@ def test_reranked_moves_hits_by_place_and_verdict() -> None:
 
 @pytest.fixture(scope="module")
 def app(models_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
-    from citeloom.config import Settings
 
     root = tmp_path_factory.mktemp("rerank")
-    service = CiteLoom(Settings(data_dir=root / "data", models_dir=models_dir))
+    service = CiteLoom(shared_settings(data_dir=root / "data", models_dir=models_dir))
     service.index_texts("lib", [TextDoc(doc_id="answer", title="lmtest", text=ANSWER),
                                 TextDoc(doc_id="near", title="Residuals", text=NEAR),
                                 *(TextDoc(doc_id=f"far{i}", title=f"Paper {i}", text=t)

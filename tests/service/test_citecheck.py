@@ -18,6 +18,7 @@ from citeloom.service.citecheck import FOUND, WEAK, check, markdown_report, verd
 from citeloom.service.drafts import Citation, citations, detect_format, read_draft
 
 from ..clirun import run_cli
+from ..conftest import shared_settings
 
 TEX = r"""\documentclass{article}
 \usepackage{natbib}
@@ -135,10 +136,9 @@ OTHERS = [
 
 @pytest.fixture(scope="module")
 def app(models_dir, tmp_path_factory):  # type: ignore[no-untyped-def]
-    from citeloom.config import Settings
 
     root = tmp_path_factory.mktemp("check")
-    service = CiteLoom(Settings(data_dir=root / "data", models_dir=models_dir))
+    service = CiteLoom(shared_settings(data_dir=root / "data", models_dir=models_dir))
     papers = [("datta2010", "Complications of thromboprophylaxis", FILTERS, "DATTA201"),
               ("lee2019", "Heparin after surgery", HEPARIN, "LEE2019X"),
               ("adherence2021", "Adherence in rural clinics", ADHERENCE, "ADHER021"),

@@ -14,7 +14,7 @@ import pytest
 from citeloom.config import ProjectConfig, Settings
 from citeloom.service import CiteLoom
 
-from ..conftest import CORPUS
+from ..conftest import CORPUS, shared_settings
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +46,7 @@ def test_fresh_setup_passes_then_each_breakage_fails(models_dir: Path, tmp_path:
     assert "FAIL" not in ok.stdout and "PASS  tokenizer alignment" in ok.stdout
 
     # An index written with other chunk settings than the config now asks for.
-    app = CiteLoom(Settings(data_dir=data, models_dir=models,
+    app = CiteLoom(shared_settings(data_dir=data, models_dir=models,
                             projects={"p": ProjectConfig(name="p", chunk_max_tokens=128)}))
     assert app.ingest([CORPUS / "text" / "docling__2305.03393v1-pg9.pdf"], "p").outcome == "ok"
     app.close()
@@ -75,7 +75,7 @@ def test_tesseract_check_maps_iso_languages_and_names_the_package(models_dir: Pa
     from citeloom.service.validate import _tesseract
 
     def settings(*langs: str) -> Settings:
-        return Settings(data_dir=tmp_path, models_dir=models_dir, projects={
+        return shared_settings(data_dir=tmp_path, models_dir=models_dir, projects={
             "p": ProjectConfig(name="p", ocr_languages=list(langs)),
             "no_ocr": ProjectConfig(name="no_ocr", ocr=False, ocr_languages=["kor"])})
 

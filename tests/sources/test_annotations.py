@@ -32,7 +32,7 @@ from citeloom.service.api import QueryRequest
 from citeloom.sources import AnnotationSource, Context, Unit
 from citeloom.zotero import LocalApiReader, SqliteReader, WebApiReader, note_text
 
-from ..conftest import CORPUS, FIXTURE_PDFS, SHARED
+from ..conftest import CORPUS, FIXTURE_PDFS, SHARED, shared_settings
 
 TESTPROFILE = SHARED / "zotero" / "sqlite" / "bbt-testprofile-native-citationKey"
 PAPERS = {"ATTTHROM": FIXTURE_PDFS / "cermine__test1.pdf",
@@ -141,8 +141,8 @@ def build_library(lib: Path) -> dict[str, Any]:
 
 
 def settings_for(lib: Path, data: Path, models_dir: Path) -> Settings:
-    return Settings(data_dir=data, models_dir=models_dir,
-                    zotero=ZoteroSettings(data_dir=lib, bbt_port=9))  # no BBT listens on 9
+    return shared_settings(data_dir=data, models_dir=models_dir,
+                           zotero=ZoteroSettings(data_dir=lib, bbt_port=9))  # no BBT listens on 9
 
 
 @pytest.fixture(scope="module")
