@@ -86,8 +86,8 @@ def record(args: argparse.Namespace) -> list[dict]:
             scores = rt.models.reranker().score(claim, [h.text for h in hits]) if hits else []
             rows.append({"id": qid, "half": "tune" if n % 2 == 0 else "check",
                          "relevant": sorted(relevant),
-                         "wrong": got[0].score if got else cc.WEAK - 10,
-                         "candidates": [{"doc_id": h.doc_id, "score": float(s)}
+                         "wrong": round(got[0].score if got else cc.WEAK - 10, 3),
+                         "candidates": [{"doc_id": h.doc_id, "score": round(float(s), 3)}
                                         for h, s in zip(hits, scores, strict=True)]})
             if (n + 1) % 50 == 0:
                 print(f"  {n + 1}/{len(claims)} claims", file=sys.stderr, flush=True)

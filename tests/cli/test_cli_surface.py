@@ -9,8 +9,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from citeloom.config import load_settings
 from citeloom.errors import ConfigError
 from citeloom.service import CiteLoom, TextDoc
 
+from ..clirun import run_cli
 from ..conftest import CORPUS
 from ..zotero.test_zotero_ingest import library  # noqa: F401 - the fixture: a real zotero.sqlite
 
@@ -172,8 +171,7 @@ def test_ingest_project_sources_with_a_zotero_collection_one_line_per_file(
     env = {**os.environ, "CITELOOM_CONFIG": str(config), "CITELOOM_DAEMON": "off",
            "COLUMNS": "300", "ZOTERO_DATA_DIR": str(library["dir"]), "BBT_PORT": "9"}
     env.pop("CITELOOM_DATA_DIR", None)
-    done = subprocess.run([sys.executable, "-m", "citeloom.cli", "ingest", "-p", "thesis"],
-                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    done = run_cli(["ingest", "-p", "thesis"], env, tmp_path)
     assert done.returncode == 3, done.stderr  # partial: broken.pdf
     lines = done.stderr.splitlines()
     # One report per file: each named once, a failure with its code and hint.

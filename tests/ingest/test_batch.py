@@ -11,7 +11,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +22,7 @@ import pytest
 from citeloom.config import ProjectConfig
 from citeloom.service import CiteLoom, FileResult, IngestReport
 
+from ..clirun import run_cli
 from ..conftest import CORPUS
 
 pytestmark = pytest.mark.slow
@@ -138,13 +138,12 @@ def test_batch_indexes_the_good_files_and_explains_each_bad_one(make_settings,
         app.close()
 
 
-def _cli(args: list[str], data_dir: Path, models_dir: Path, cwd: Path,
-         timeout: float = ALL_DONE) -> subprocess.CompletedProcess[str]:
+def _cli(args: list[str], data_dir: Path, models_dir: Path, cwd: Path
+         ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "CITELOOM_CONFIG"}
     env.update(CITELOOM_DATA_DIR=str(data_dir), CITELOOM_MODELS_DIR=str(models_dir),
                COLUMNS="1000")  # rich wraps stderr at 80 columns otherwise
-    return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=timeout)
+    return within(ALL_DONE, lambda: run_cli(args, env, cwd))
 
 
 def test_cli_batch_exits_partial_with_a_reason_per_file(models_dir: Path, tmp_path: Path,

@@ -28,6 +28,7 @@ import pytest
 from citeloom.ingest.pool import Pool, default_workers, threads_per_worker
 from citeloom.service import CiteLoom
 
+from ..clirun import run_cli
 from ..conftest import CORPUS
 
 PDFS = [CORPUS / "text" / name for name in (
@@ -278,8 +279,7 @@ def _cli(args: list[str], data: Path, models_dir: Path, cwd: Path
     env = {k: v for k, v in os.environ.items() if k != "CITELOOM_CONFIG"}
     env.update(CITELOOM_DATA_DIR=str(data), CITELOOM_MODELS_DIR=str(models_dir),
                CITELOOM_DAEMON="off", COLUMNS="1000")
-    return subprocess.run([sys.executable, "-m", "citeloom.cli", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=300)
+    return run_cli(args, env, cwd)
 
 
 @pytest.mark.slow

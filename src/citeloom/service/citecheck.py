@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 FOUND = -6.75
 WEAK = -7.5
 PASSAGES = 2  # of the cited paper, judged
-CANDIDATES = 4  # other papers judged as better sources
+CANDIDATES = 3  # other papers judged as better sources (benchmarks/citecheck_candidates.py)
 BETTER = 3  # better sources shown at most
 VERDICTS = ("not in library", "not found", "weak", "found")  # worst first
 
