@@ -300,3 +300,20 @@ def test_a_title_that_starts_like_a_section() -> None:
                 "Abstract", "Widgets."])
     meta = document_metadata(doc, None, "Introduction to the Widget Class")
     assert meta["authors"] == ["Holm, Ingrid", "Novak, Pavel"]
+
+
+def test_a_name_whose_family_is_the_address_on_its_line() -> None:
+    # R's Matrix vignette: name, group and e-mail address on one line under the title
+    doc = _doc(["Sparse Model Matrices",
+                "Martin Maechler R Core Development Team maechler@R-project.org",
+                "July 2007, 2008 (typeset on November 10, 2022)", "Introduction",
+                "Model matrices are often practically sparse."])
+    assert document_metadata(doc, None, "Sparse Model Matrices")["authors"] == [
+        "Maechler, Martin"]
+    from citeloom.structure.metadata import _lead_name
+
+    assert _lead_name("Ana Pereira Widget Working Group ana.pereira@example.org") == [
+        "Pereira, Ana"]
+    # the address names someone else (a secretary, a list): no name is taken from it
+    assert _lead_name("Ana Pereira Widget Working Group office@example.org") == []
+    assert _lead_name("Widget Working Group widgets@example.org") == []

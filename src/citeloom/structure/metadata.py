@@ -323,6 +323,8 @@ def _lead_name(line: str) -> list[str]:
     "Carter T. Butts University of California, Irvine", "Charles J. Geyer March 20, 2020",
     "by David Meyer FH Technikum Wien" — one name, taken only where the affiliation
     clearly begins right after it."""
+    if named := _named_by_address(line):
+        return named
     line = re.sub(r"^by\s+", "", _EMAIL.sub(" ", line), flags=re.IGNORECASE)
     m = _DATE.search(line)
     if m and not line[m.end():].strip(" ,.;()"):
@@ -346,6 +348,23 @@ def _lead_name(line: str) -> list[str]:
         name = _person(" ".join(words[:i]))
         if name:
             return [name]
+    return []
+
+
+def _named_by_address(line: str) -> list[str]:
+    """"Martin Maechler R Core Development Team maechler@R-project.org": the line starts
+    with a person whose family name is in the name part of the line's e-mail address; what
+    lies between (a group, a team) need not read as an affiliation."""
+    m = _EMAIL.search(line)
+    if not m:
+        return []
+    mailbox = re.sub(r"[^a-z]", "", _fold(m.group().split("@")[0]))
+    words = line[: m.start()].split()
+    for n in (3, 2):
+        name = _person(" ".join(words[:n])) if n <= len(words) else None
+        family = re.sub(r"[^a-z]", "", _fold(name.split(",")[0])) if name else ""
+        if len(family) >= 3 and family in mailbox:
+            return [name]  # type: ignore[list-item]
     return []
 
 
