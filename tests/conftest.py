@@ -40,13 +40,13 @@ os.environ["CITELOOM_CACHE_DIR"] = str(SHARED_CACHE)
 # real conversions), sent to the workers first so that the run does not end with one worker
 # on a long file while the other idles. Only the order of files changes; a file's tests keep
 # theirs.
-SLOWEST_FIRST = ("daemon/test_daemon.py", "index/test_faults.py", "ingest/test_scale.py",
-                 "mcp/test_mcp_server.py", "ingest/test_sync.py", "ingest/test_kill_loop.py",
-                 "service/test_library_ops.py", "daemon/test_watch.py",
-                 "search/test_metadata_filters.py", "eval/test_evaluate.py",
-                 "ingest/test_batch.py", "zotero/test_zotero_ingest.py",
-                 "mcp/test_mcp_prefork.py", "test_golden.py", "service/test_remove.py",
-                 "ingest/test_pipeline_sources.py", "eval/test_eval_pdfqa.py")
+SLOWEST_FIRST = ("ingest/test_scale.py", "service/test_library_ops.py", "daemon/test_daemon.py",
+                 "eval/test_evaluate.py", "index/test_faults.py",
+                 "search/test_metadata_filters.py", "daemon/test_watch.py",
+                 "convert/test_text_health.py", "test_golden.py", "convert/test_convert.py",
+                 "ingest/test_kill_loop.py", "ingest/test_progress.py",
+                 "eval/test_eval_pdfqa.py", "ingest/test_sync.py", "service/test_remove.py",
+                 "mcp/test_mcp_server.py", "ingest/test_batch.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
