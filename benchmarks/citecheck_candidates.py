@@ -9,9 +9,9 @@ be shown.
 This script records, for each SciFact train claim cited to its wrong paper (the same draw
 as ``eval citecheck``), the first stage's best ``--depth`` other papers with the
 cross-encoder's score of each, once; then it replays the rule for every candidate count
-and reports ``better_top3`` per half (tune: even claims, check: odd), with 95 % Wilson
-intervals, and the cost in cross-encoder calls. The tune half chooses; the check half only
-confirms.
+and reports ``better_top3`` per half (tune: even claims, check: odd) with its 95 %
+bootstrap interval (``eval.pdfqa.bootstrap``), and its paired difference with the count
+before (``--was``). The tune half chooses; the check half only confirms.
 
     CITELOOM_DATA_DIR=<eval data dir> .venv/bin/python benchmarks/citecheck_candidates.py \
         --out benchmarks/results/citecheck_candidates.json
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import statistics
@@ -31,28 +30,28 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 0.0)
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (round(centre - half, 3), round(centre + half, 3))
+def shown_true(r: dict, candidates: int, weak: float, better: int) -> float:
+    """1.0 when the rule shows the true paper among the better sources of claim ``r``."""
+    floor = max(weak, r["wrong"])
+    shown = sorted((c for c in r["candidates"][:candidates] if c["score"] >= floor),
+                   key=lambda c: -c["score"])[:better]
+    return float(any(c["doc_id"] in r["relevant"] for c in shown))
 
 
-def replay(rows: list[dict], candidates: int, weak: float, better: int) -> dict:
-    hits = 0
-    for r in rows:
-        floor = max(weak, r["wrong"])
-        shown = sorted((c for c in r["candidates"][:candidates] if c["score"] >= floor),
-                       key=lambda c: -c["score"])[:better]
-        hits += any(c["doc_id"] in r["relevant"] for c in shown)
-    n = len(rows)
-    return {"n": n, "better_top3": round(hits / n, 4) if n else 0.0,
-            "ci95": wilson(hits, n),
+def replay(rows: list[dict], candidates: int, weak: float, better: int, was: int) -> dict:
+    """``better_top3`` at ``candidates`` with its 95 % bootstrap interval, and the paired
+    difference with ``was`` candidates (the rule before), by claim."""
+    from citeloom.eval.pdfqa import bootstrap
+
+    got = [shown_true(r, candidates, weak, better) for r in rows]
+    before = [shown_true(r, was, weak, better) for r in rows]
+    mean, lo, hi = bootstrap(got)
+    diff, dlo, dhi = bootstrap(got, before)
+    return {"n": len(rows), "better_top3": mean, "ci95": (lo, hi),
+            f"minus_k{was}": diff, f"minus_k{was}_ci95": (dlo, dhi),
             "first_stage_recall": round(statistics.fmean(
                 any(c["doc_id"] in r["relevant"] for c in r["candidates"][:candidates])
-                for r in rows), 4) if n else 0.0}
+                for r in rows), 4) if rows else 0.0}
 
 
 def record(args: argparse.Namespace) -> list[dict]:
@@ -101,29 +100,41 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=16, help="other papers recorded per claim")
     ap.add_argument("--limit", type=int, default=0, help="first N claims only")
     ap.add_argument("--rows", type=Path, help="replay recorded rows instead of recording")
+    ap.add_argument("--was", type=int, default=4, help="the candidate count compared with")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     from citeloom.service import citecheck as cc
 
-    t0 = time.perf_counter()
-    rows = json.loads(args.rows.read_text())["per_claim"] if args.rows else record(args)
-    seconds = time.perf_counter() - t0
+    if args.rows:  # the recording's own date, machine and load stay with its rows
+        recorded = json.loads(args.rows.read_text())
+        rows = recorded.pop("per_claim")
+    else:
+        t0 = time.perf_counter()
+        rows = record(args)
+        recorded = {"date": datetime.now(UTC).isoformat(timespec="seconds"),
+                    "machine": {"cpu": platform.processor() or platform.machine(),
+                                "cores": os.cpu_count()},
+                    "load_average": os.getloadavg(),
+                    "seconds_recording": round(time.perf_counter() - t0, 1),
+                    "command": " ".join(["citecheck_candidates.py", *sys.argv[1:]])}
     table = {}
     for k in range(1, args.depth + 1):
-        table[k] = {h: replay([r for r in rows if r["half"] == h], k, cc.WEAK, cc.BETTER)
-                    for h in ("tune", "check")}
-        table[k]["all"] = replay(rows, k, cc.WEAK, cc.BETTER)
+        table[k] = {h: replay([r for r in rows if r["half"] == h], k, cc.WEAK, cc.BETTER,
+                              args.was) for h in ("tune", "check")}
+        table[k]["all"] = replay(rows, k, cc.WEAK, cc.BETTER, args.was)
     for k, t in table.items():
-        print(f"K={k:2d}  tune {t['tune']['better_top3']:.3f} {t['tune']['ci95']}  "
-              f"check {t['check']['better_top3']:.3f} {t['check']['ci95']}  "
-              f"recall tune {t['tune']['first_stage_recall']:.3f}")
-    args.out.write_text(json.dumps({
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {"cpu": platform.processor() or platform.machine(),
-                    "cores": os.cpu_count()},
-        "load_average": os.getloadavg(), "seconds_recording": round(seconds, 1),
-        "weak": cc.WEAK, "better": cc.BETTER, "table": table, "per_claim": rows,
-        "command": " ".join(["citecheck_candidates.py", *sys.argv[1:]])}, indent=1))
+        tune, check = t["tune"], t["check"]
+        print(f"K={k:2d}  tune {tune['better_top3']:.3f} {tune['ci95']}  "
+              f"check {check['better_top3']:.3f} {check['ci95']}  "
+              f"check - K{args.was} {check[f'minus_k{args.was}']:+.3f} "
+              f"{check[f'minus_k{args.was}_ci95']}  "
+              f"recall tune {tune['first_stage_recall']:.3f}")
+    head = {k: recorded[k] for k in ("date", "machine", "load_average",
+                                     "seconds_recording", "command")}
+    head.update(weak=cc.WEAK, better=cc.BETTER, was=args.was, table=table)
+    # one claim a line: the file stays readable and half the size
+    text = json.dumps(head, indent=1)[:-2] + ',\n "per_claim": [\n'
+    args.out.write_text(text + ",\n".join(json.dumps(r) for r in rows) + "\n ]\n}\n")
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ SHARED_CACHE = Path(os.environ["CITELOOM_TEST_CACHE"])
 os.environ["CITELOOM_CACHE_DIR"] = str(SHARED_CACHE)
 
 
-# The files that take longest (a minute or more of a sequential run: processes, daemons,
+# The files that take longest (a minute or more of a parallel run: processes, daemons,
 # real conversions), sent to the workers first so that the run does not end with one worker
 # on a long file while the other idles. Only the order of files changes; a file's tests keep
 # theirs.

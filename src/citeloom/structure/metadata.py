@@ -358,13 +358,13 @@ def _named_by_address(line: str) -> list[str]:
     m = _EMAIL.search(line)
     if not m:
         return []
-    mailbox = re.sub(r"[^a-z]", "", _fold(m.group().split("@")[0]))
+    letters = lambda s: re.sub(r"[^a-z]", "", _fold(s))  # noqa: E731
+    mailbox = letters(m.group().split("@")[0])
     words = line[: m.start()].split()
     for n in (3, 2):
         name = _person(" ".join(words[:n])) if n <= len(words) else None
-        family = re.sub(r"[^a-z]", "", _fold(name.split(",")[0])) if name else ""
-        if len(family) >= 3 and family in mailbox:
-            return [name]  # type: ignore[list-item]
+        if name and len(family := letters(name.split(",")[0])) >= 3 and family in mailbox:
+            return [name]
     return []
 
 
