@@ -34,6 +34,10 @@ if "CITELOOM_TEST_CACHE" not in os.environ:
     os.environ["CITELOOM_TEST_CACHE"] = tempfile.mkdtemp(prefix="citeloom-test-cache-")
 SHARED_CACHE = Path(os.environ["CITELOOM_TEST_CACHE"])
 os.environ["CITELOOM_CACHE_DIR"] = str(SHARED_CACHE)
+# One thread per model in each process: `make test` runs a pytest worker per core, and most
+# tests start processes of their own, so two threads each would only fight over the cores
+# (two processes embedding at once: 1.4x slower at two threads each than at one).
+os.environ.setdefault("CITELOOM_THREADS", "1")
 
 
 # The files that take longest (a minute or more of a parallel run: processes, daemons,
@@ -144,6 +148,7 @@ def shared_settings(**kw):  # type: ignore[no-untyped-def]
 
     if os.environ.get("CITELOOM_CACHE_DIR"):
         kw.setdefault("cache_dir", Path(os.environ["CITELOOM_CACHE_DIR"]))
+    kw.setdefault("threads", int(os.environ["CITELOOM_THREADS"]))
     return Settings(**kw)
 
 
