@@ -131,6 +131,39 @@ def test_multi_page_scan_pages_in_parallel_keep_their_order(converter, tmp_path:
     assert doc.pages[1].size.height > doc.pages[1].size.width
 
 
+@pytest.mark.slow
+def test_a_long_document_is_not_loaded_all_at_once(models_dir: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Docling's threaded pipeline loads pages ahead of its models; by default up to 100 a
+    stage, which held a 167-page manual's pages in memory at once (2.1 GB). CiteLoom keeps
+    it a few pages ahead: when the layout model runs, at most half of a 24-page document
+    is loaded."""
+    import pypdfium2 as pdfium
+
+    from citeloom.convert.converter import build_converter, convert_file
+    from citeloom.convert.layout import CiteloomLayoutModel
+    from citeloom.provision import layout_model_path
+
+    pdf = pdfium.PdfDocument.new()
+    for _ in range(24):
+        pdf.new_page(595, 842)
+    path = tmp_path / "long.pdf"
+    pdf.save(str(path))
+    pdf.close()
+    loaded: list[int] = []
+    predict = CiteloomLayoutModel.predict_layout
+
+    def counting(self, conv_res, pages):  # type: ignore[no-untyped-def]
+        loaded.append(sum(p._backend is not None for p in conv_res.pages))
+        return predict(self, conv_res, pages)
+
+    monkeypatch.setattr(CiteloomLayoutModel, "predict_layout", counting)
+    converter = build_converter(ocr=False, layout_model_path=layout_model_path(models_dir),
+                                num_threads=1)
+    assert convert_file(path, converter).num_pages() == 24
+    assert loaded and max(loaded) <= 12, loaded
+
+
 # -- images -----------------------------------------------------------------------------
 
 

@@ -165,6 +165,12 @@ class CiteloomPdfPipeline(StandardPdfPipeline):
         return conv_res
 
 
+# Pages a stage of Docling's threaded pipeline may hold for the next one. Docling's default
+# (100) lets page loading run far ahead of layout and OCR: a 167-page manual peaked at
+# 2.1 GB, 2 pages ahead at 0.96 GB, the same output and speed (docs/BENCHMARKS.md).
+PAGE_QUEUE = 2
+
+
 def build_pdf_pipeline_options(
     ocr: bool = True,
     ocr_langs: Sequence[str] = DEFAULT_OCR_LANGS,
@@ -213,4 +219,5 @@ def build_pdf_pipeline_options(
         allow_external_plugins=True,
         artifacts_path=None,
         document_timeout=document_timeout,
+        queue_max_size=PAGE_QUEUE,
     )
