@@ -47,6 +47,30 @@ def test_a_worker_is_replaced_after_its_share_and_the_next_converts_alike(make_s
         app.close()
 
 
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+def test_a_worker_starts_with_two_malloc_arenas_unless_the_user_chose(
+        make_settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """glibc's per-thread heaps are what a long conversion leaves fragmented: a worker
+    starts with MALLOC_ARENA_MAX=2; a value the user set is kept."""
+    app = CiteLoom(make_settings())
+    try:
+        worker = app.runtime.models.worker(ProjectConfig(name="m"))
+        for chosen, expected in ((None, "2"), ("4", "4")):
+            if chosen is None:
+                monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+            else:
+                monkeypatch.setenv("MALLOC_ARENA_MAX", chosen)
+            assert _text(worker.convert(ONE_PAGE))
+            assert _environ(worker._proc.pid)["MALLOC_ARENA_MAX"] == expected
+            worker.stop()
+    finally:
+        app.close()
+
+
 def test_a_worker_past_the_memory_limit_is_let_go_after_its_document(make_settings) -> None:
     app = CiteLoom(make_settings(worker_max_rss_mb=100))  # less than Docling needs
     try:

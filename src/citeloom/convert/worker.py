@@ -23,7 +23,7 @@ from typing import Any
 
 from citeloom.config import WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB
 from citeloom.errors import CiteLoomError, ConfigError, ConversionFailed, UnreadableInput
-from citeloom.system import peak_rss_mb, worn
+from citeloom.system import peak_rss_mb, worker_environment, worn
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,7 @@ class ConversionWorker:
 
     def _start(self) -> None:
         ctx = mp.get_context("spawn")  # no fork: the parent holds threads and open shards
+        worker_environment()
         parent, child = ctx.Pipe()
         self._proc = ctx.Process(target=_serve, args=(child, self.options),
                                  name="citeloom-convert", daemon=True)

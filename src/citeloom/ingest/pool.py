@@ -31,7 +31,7 @@ from citeloom.errors import ConversionFailed
 from citeloom.ingest.executor import Executor, Job, Outcome
 from citeloom.ingest.tasks import Done, Task, finish, to_task
 from citeloom.report import FileResult
-from citeloom.system import peak_rss_mb, worn
+from citeloom.system import peak_rss_mb, worker_environment, worn
 
 if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
@@ -126,6 +126,7 @@ class Pool(Executor):
 
     def _start(self) -> _Slot:
         ctx = mp.get_context("spawn")  # no fork: the driver holds threads and open shards
+        worker_environment()
         parent, child = ctx.Pipe()
         settings = self.rt.settings
         proc = ctx.Process(target=_serve, args=(child, str(settings.models_dir), self.threads,
