@@ -148,7 +148,7 @@ def shared_settings(**kw):  # type: ignore[no-untyped-def]
 
     if os.environ.get("CITELOOM_CACHE_DIR"):
         kw.setdefault("cache_dir", Path(os.environ["CITELOOM_CACHE_DIR"]))
-    kw.setdefault("threads", int(os.environ["CITELOOM_THREADS"]))
+    kw.setdefault("threads", int(os.environ.get("CITELOOM_THREADS", "1")))
     return Settings(**kw)
 
 
