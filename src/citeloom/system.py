@@ -25,6 +25,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from citeloom.errors import DiskFull
 
@@ -273,7 +274,11 @@ def worn(pid: int, documents: int, max_documents: int, max_rss_mb: float) -> boo
 WORKER_ARENAS = "2"
 
 
-def worker_environment() -> None:
-    """Before starting a worker process (it inherits this environment): two malloc arenas,
-    unless the user has set ``MALLOC_ARENA_MAX`` already."""
+def worker_context() -> Any:
+    """The multiprocessing context a worker process is started from: spawn (never fork: the
+    parent holds threads and open shards), with two malloc arenas in the environment the
+    worker inherits, unless the user has set ``MALLOC_ARENA_MAX`` already."""
+    import multiprocessing as mp
+
     os.environ.setdefault("MALLOC_ARENA_MAX", WORKER_ARENAS)
+    return mp.get_context("spawn")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import multiprocessing as mp
 import signal
 import time
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from typing import Any
 
 from citeloom.config import WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB
 from citeloom.errors import CiteLoomError, ConfigError, ConversionFailed, UnreadableInput
-from citeloom.system import peak_rss_mb, worker_environment, worn
+from citeloom.system import peak_rss_mb, worker_context, worn
 
 
 @dataclass(frozen=True)
@@ -89,8 +88,7 @@ class ConversionWorker:
         self._conn: Connection | None = None
 
     def _start(self) -> None:
-        ctx = mp.get_context("spawn")  # no fork: the parent holds threads and open shards
-        worker_environment()
+        ctx = worker_context()
         parent, child = ctx.Pipe()
         self._proc = ctx.Process(target=_serve, args=(child, self.options),
                                  name="citeloom-convert", daemon=True)

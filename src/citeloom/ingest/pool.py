@@ -18,7 +18,6 @@ the run ends.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
 import os
 import signal
 import time
@@ -31,7 +30,7 @@ from citeloom.errors import ConversionFailed
 from citeloom.ingest.executor import Executor, Job, Outcome
 from citeloom.ingest.tasks import Done, Task, finish, to_task
 from citeloom.report import FileResult
-from citeloom.system import peak_rss_mb, worker_environment, worn
+from citeloom.system import peak_rss_mb, worker_context, worn
 
 if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
@@ -125,8 +124,7 @@ class Pool(Executor):
         self._more, self._keys = True, 0  # jobs left to take; tasks sent
 
     def _start(self) -> _Slot:
-        ctx = mp.get_context("spawn")  # no fork: the driver holds threads and open shards
-        worker_environment()
+        ctx = worker_context()
         parent, child = ctx.Pipe()
         settings = self.rt.settings
         proc = ctx.Process(target=_serve, args=(child, str(settings.models_dir), self.threads,
