@@ -29,6 +29,7 @@ HEALTH = FIXTURE_PDFS.parent / "health"  # not in fixtures/pdfs: `make demo` ing
 TYPE3 = HEALTH / "type3_no_unicode.pdf"
 UNREADABLE_PDF = HEALTH / "type3_unreadable.pdf"
 BAD_OCR = HEALTH / "bad_ocr_layer.pdf"
+MATH = HEALTH / "type3_math.pdf"  # one glyph maps to U+1D439, outside the BMP
 # What Docling's parser prints for glyphs without a Unicode value: dvips glyph names and
 # the Dingbats / Miscellaneous Symbols it maps unknown codes to.
 SOUP_MARKS = ("a115", "a116", "❡", "❛", "✐", "♦", "✥")
@@ -119,6 +120,23 @@ def test_type3_page_is_repaired_from_the_text_layer(converted, unrepaired) -> No
     assert entry["method"] == "text-layer" and entry["score"] >= OK
     assert entry["before"] < UNREADABLE
     assert ledger_of(after).repaired == 1
+
+
+def test_a_character_outside_the_bmp_is_one_character_not_two_halves() -> None:
+    """PDFium hands out U+1D439 (math italic F) as two UTF-16 halves; they become the one
+    character, and nothing left in the text is a lone surrogate (which no UTF-8 can hold)."""
+    text = textlayer.page_text(MATH, 1)
+    assert "div \U0001D439 = grad \U0001D439" in text
+    text.encode("utf-8")  # raises on a lone surrogate
+
+
+def test_a_repaired_page_with_math_converts_and_serialises(converted) -> None:  # type: ignore[no-untyped-def]
+    """TeX Live's nwejm-fr.pdf failed whole with "surrogates not allowed": its repaired
+    page's text held the halves, and the worker could not write the document as JSON."""
+    doc = converted(MATH)
+    assert page_entries(doc)[1]["method"] == "text-layer"
+    assert "div \U0001D439 = grad \U0001D439" in page_texts(doc)[1]
+    assert "\U0001D439" in doc.model_dump_json(), "the document must serialise"
 
 
 def test_bad_ocr_layer_is_read_again_by_ocr(converted) -> None:  # type: ignore[no-untyped-def]

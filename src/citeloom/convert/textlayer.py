@@ -11,6 +11,10 @@ leaves undone are done here:
   bare code ("e\\x1bect"). They become the letters ("effect").
 * PDFium marks a hyphen at a line end with U+0002 or U+FFFE; it becomes "-", which the
   structure pass joins like any other line-end hyphen.
+* PDFium counts in UTF-16: a character outside the Basic Multilingual Plane (TeX's math
+  italic letters, U+1D400 on) comes as two halves, a surrogate pair. The pair becomes the
+  one character; a half alone is dropped (no UTF-8 text can hold it, and the document
+  could not be written).
 
 Cells are lines: characters in PDFium's reading order, a new cell at each line break and at
 a wide horizontal gap (two columns side by side), with the union of the characters' boxes
@@ -20,6 +24,7 @@ the parser's own cells and headings, sections and pages stay where they were.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +32,7 @@ LIGATURES = {0x0B: "ff", 0x0C: "fi", 0x0D: "fl", 0x0E: "ffi", 0x0F: "ffl",
              0x1B: "ff", 0x1C: "fi", 0x1D: "fl", 0x1E: "ffi", 0x1F: "ffl"}
 _HYPHEN_MARKS = (0x02, 0xFFFE)
 _SKIP = frozenset([0x00])
+_LONE_HALF = re.compile("[\ud800-\udfff]")  # a UTF-16 half whose partner never came
 _held: list[Any] = []  # [(path, password), document]: the last document read, kept open
 
 
@@ -107,7 +113,7 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
 
             def flush() -> None:
                 nonlocal box
-                line = "".join(text).strip()
+                line = _LONE_HALF.sub("", "".join(text)).strip()
                 if line and box is not None:
                     lines.append((line, (box[0] - crop_l, height - (box[3] - crop_b),
                                          box[2] - crop_l, height - (box[1] - crop_b))))
@@ -133,6 +139,11 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
                 elif code in LIGATURES:
                     char = LIGATURES[code]
                 elif code < 0x20:
+                    continue
+                elif 0xDC00 <= code <= 0xDFFF:  # a low half: joined to the high one before
+                    if text and "\ud800" <= text[-1] <= "\udbff":
+                        high = ord(text.pop())
+                        text.append(chr(0x10000 + ((high - 0xD800) << 10) + code - 0xDC00))
                     continue
                 else:
                     char = chr(code)
