@@ -169,7 +169,11 @@ class ProjectConfig(BaseModel):
     replicas: int = Field(1, ge=1, le=16)
     on_disk: bool = False
     defer_indexing: bool = False
+    # How long one document may take to convert, before its worker is killed as hung:
+    # conversion_timeout_s, plus conversion_page_s for each page of a PDF (a 300-page thesis
+    # is long, not hung; docs/DECISIONS.md "A deadline that grows with the pages").
     conversion_timeout_s: float = Field(300, gt=0)
+    conversion_page_s: float = Field(5, ge=0)
     pdf_password: SecretStr | None = None
     # While the daemon runs: ingest files added or changed under `sources`, remove deleted
     # ones, and re-sync these Zotero collections (names, paths or keys) when the library

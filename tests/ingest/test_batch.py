@@ -263,12 +263,45 @@ def _small_batch(tmp_path: Path, long_scan: Path) -> list[Path]:
     return [notes, long_scan, last]
 
 
+def test_a_document_may_take_longer_for_each_page(long_scan: Path, tmp_path: Path) -> None:
+    """The deadline is conversion_timeout_s plus conversion_page_s a page of a PDF; other
+    files, and a PDF PDFium cannot open, get the base alone."""
+    from citeloom.convert.worker import deadline_s
+
+    project = ProjectConfig(name="p", conversion_timeout_s=6, conversion_page_s=10)
+    assert deadline_s(long_scan, project) == 6 + 10 * 6
+    assert deadline_s(ONE_PAGE, project) == 6 + 10
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n")
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nnot really\n%%EOF\n")
+    assert deadline_s(notes, project) == deadline_s(broken, project) == 6
+    assert deadline_s(long_scan, project.model_copy(update={"conversion_page_s": 0})) == 6
+
+
+@pytest.mark.own_cache  # the conversion itself is what is timed
+def test_a_long_document_gets_time_for_its_pages(make_settings, long_scan: Path) -> None:
+    """The scan that a 6 s deadline kills (the test below) converts when each page adds
+    10 s: a long document is not a hung one. (TeX Live's 177-page toptesi-it.pdf failed at
+    the old flat 300 s under --workers 2.)"""
+    settings = make_settings(projects={
+        "long": ProjectConfig(name="long", conversion_timeout_s=6, conversion_page_s=10)})
+    app = CiteLoom(settings)
+    try:
+        report = within(ALL_DONE, lambda: app.ingest([long_scan], "long"))
+    finally:
+        app.close()
+    [result] = report.files
+    assert result.status == "indexed", result.error
+    assert result.seconds > 6  # it did need more than the base
+
+
 @pytest.mark.own_cache  # the conversion itself is what is timed out or killed
 def test_hard_timeout_kills_a_long_conversion_and_the_batch_goes_on(
         make_settings, tmp_path: Path, long_scan: Path) -> None:
     timeout = 6.0
     settings = make_settings(projects={
-        "slow": ProjectConfig(name="slow", conversion_timeout_s=timeout)})
+        "slow": ProjectConfig(name="slow", conversion_timeout_s=timeout, conversion_page_s=0)})
     app = CiteLoom(settings)
     pids: set[int] = set()
 

@@ -232,7 +232,7 @@ def test_pool_worker_killed_or_late_fails_only_its_document(make_settings, tmp_p
 
     late = make_settings(data_dir=tmp_path / "late")
     late.projects[PROJECT] = late.project(PROJECT, create=True).model_copy(
-        update={"conversion_timeout_s": 1.0})
+        update={"conversion_timeout_s": 1.0, "conversion_page_s": 0})
     app = CiteLoom(late)
     try:
         report = app.ingest(files, PROJECT, workers=2)

@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from citeloom.config import WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB
+from citeloom.config import WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB, ProjectConfig
 from citeloom.errors import CiteLoomError, ConfigError, ConversionFailed, UnreadableInput
 from citeloom.system import peak_rss_mb, worker_context, worn
 
@@ -135,8 +135,10 @@ class ConversionWorker:
             self.stop()
             self.replaced += 1
 
-    def convert(self, path: Path) -> bytes:
-        """The converted document as gzipped DoclingDocument JSON."""
+    def convert(self, path: Path, timeout_s: float | None = None) -> bytes:
+        """The converted document as gzipped DoclingDocument JSON; killed after ``timeout_s``
+        (default: the worker's ``timeout_s``)."""
+        timeout_s = self.timeout_s if timeout_s is None else timeout_s
         if self._proc is None or not self._proc.is_alive():
             self._start()
         assert self._conn is not None
@@ -147,7 +149,7 @@ class ConversionWorker:
             self._start()
             assert self._conn is not None
             self._conn.send(str(path))
-        deadline = time.monotonic() + self.timeout_s
+        deadline = time.monotonic() + timeout_s
         while not self._conn.poll(0.2):
             if not self._proc.is_alive():
                 code = self._proc.exitcode
@@ -155,7 +157,7 @@ class ConversionWorker:
                 raise crashed(path.name, code)
             if time.monotonic() > deadline:
                 self.stop()
-                raise timed_out(path.name, self.timeout_s)
+                raise timed_out(path.name, timeout_s)
         try:
             status, payload = self._conn.recv()
         except EOFError:
@@ -183,10 +185,23 @@ def crashed(name: str, exitcode: int | None) -> ConversionFailed:
                             "again, it may be damaged or too large for the memory here")
 
 
+def deadline_s(path: Path | None, project: ProjectConfig) -> float:
+    """Seconds one document may take before its worker is killed as hung: the project's
+    ``conversion_timeout_s``, and ``conversion_page_s`` more for each page of a PDF."""
+    base = project.conversion_timeout_s
+    if path is None or not project.conversion_page_s or path.suffix.lower() != ".pdf":
+        return base
+    from citeloom.convert.pdfcheck import pdf_pages
+
+    password = project.pdf_password.get_secret_value() if project.pdf_password else None
+    return base + project.conversion_page_s * pdf_pages(path, password)
+
+
 def timed_out(name: str, timeout_s: float) -> ConversionFailed:
     """The error of a document whose conversion ran past its deadline."""
     return ConversionFailed(f"{name}: conversion took longer than {timeout_s:.0f} s",
-                            "raise conversion_timeout_s for the project if the file is just long")
+                            "raise conversion_timeout_s (or conversion_page_s, the seconds "
+                            "added for each page) for the project if the file is just long")
 
 
 def failure_hint(message: str) -> str:

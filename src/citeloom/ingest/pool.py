@@ -105,6 +105,7 @@ class _Slot:
     conn: Connection
     job: Job | None = None
     deadline: float = 0.0
+    limit_s: float = 0.0  # the job's allowance (convert.worker.deadline_s)
     peak_rss_mb: float = 0.0
     documents: int = 0  # done by this process
 
@@ -210,13 +211,16 @@ class Pool(Executor):
 
     def _send(self, slot: _Slot, task: Task, job: Job, project: ProjectConfig
               ) -> Iterator[Outcome]:
-        slot.job, slot.deadline = job, time.monotonic() + project.conversion_timeout_s
+        from citeloom.convert.worker import deadline_s
+
+        slot.job, slot.limit_s = job, deadline_s(job.unit.path, project)
+        slot.deadline = time.monotonic() + slot.limit_s
         try:
             slot.conn.send((task, project))
         except OSError:  # died since its last document: a fresh one takes this
             self._stop(slot, kill=True)
             fresh = self._start()
-            fresh.job, fresh.deadline = slot.job, slot.deadline
+            fresh.job, fresh.deadline, fresh.limit_s = slot.job, slot.deadline, slot.limit_s
             try:
                 fresh.conn.send((task, project))
             except OSError:
@@ -254,5 +258,5 @@ class Pool(Executor):
 
         name = job.unit.path.name if job.unit.path else job.unit.label
         if late:
-            return job, timed_out(name, project.conversion_timeout_s)
+            return job, timed_out(name, slot.limit_s)
         return job, crashed(name, slot.proc.exitcode)

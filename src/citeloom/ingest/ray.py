@@ -132,8 +132,10 @@ class PrepareActor:
 class _Running:
     """A document on an actor."""
 
-    def __init__(self, job: Job, actor: Any, deadline: float, attempt: int) -> None:
+    def __init__(self, job: Job, actor: Any, deadline: float, attempt: int,
+                 limit_s: float) -> None:
         self.job, self.actor, self.deadline, self.attempt = job, actor, deadline, attempt
+        self.limit_s = limit_s  # the document's allowance (convert.worker.deadline_s)
 
 
 class RayExecutor(Executor):
@@ -203,6 +205,8 @@ class RayExecutor(Executor):
 
     def _run(self, ray: Any, work: Iterable[Job | FileResult], project: ProjectConfig
              ) -> Iterator[Outcome | FileResult]:
+        from citeloom.convert.worker import deadline_s, timed_out
+
         size = self.size = self._size(ray)
         self.name = (f"ray {self.address}: up to {size} actors "
                      f"({self.cluster.cpus_per_actor} CPU each)")
@@ -247,8 +251,9 @@ class RayExecutor(Executor):
                     pid_refs[actor.pid.remote()] = actor
                 grace = START_GRACE_S if actor in fresh else 0
                 ref = actor.prepare.remote(task, project)
-                running[ref] = _Running(job, actor, time.monotonic() + grace
-                                        + project.conversion_timeout_s, attempt)
+                limit = deadline_s(job.unit.path, project)
+                running[ref] = _Running(job, actor, time.monotonic() + grace + limit,
+                                        attempt, limit)
                 self.busy[actor] = job.unit.label
 
         while True:
@@ -297,10 +302,8 @@ class RayExecutor(Executor):
                 if now > run.deadline:  # the hard timeout: the actor goes with its document
                     running.pop(ref)
                     self._kill(ray, run.actor)
-                    from citeloom.convert.worker import timed_out
-
                     name = run.job.unit.path.name if run.job.unit.path else run.job.unit.label
-                    finished.append((run.job, timed_out(name, project.conversion_timeout_s)))
+                    finished.append((run.job, timed_out(name, run.limit_s)))
             # The freed actors start on their next documents before these are written.
             yield from fill()
             yield from finished

@@ -86,8 +86,11 @@ class Runtime:
                 cached.unlink(missing_ok=True)
                 if warnings is not None:
                     warnings.append(cache_damaged(path.name, cached.name, exc))
-        # In a worker process, with a deadline.
-        data = self.models.worker(project, ocr_languages).convert(path)
+        # In a worker process, with a deadline that grows with the pages.
+        from citeloom.convert.worker import deadline_s
+
+        data = self.models.worker(project, ocr_languages).convert(
+            path, deadline_s(path, project))
         self.cache.put(content_hash, project, data, path.name)
         return DoclingDocument.model_validate_json(gzip.decompress(data))
 
