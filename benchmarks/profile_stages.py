@@ -7,7 +7,8 @@ with it, then read the record here:
     /tmp/spy/bin/py-spy record -r 25 --subprocesses --format raw -o ingest.txt -- \\
         .venv/bin/python benchmarks/text_health.py ingest /work/texlive-sample/root \\
         --n 20 --seed 7 --workers 2 --out ingest.json
-    .venv/bin/python benchmarks/profile_stages.py ingest.txt --rate 25 [--pages 305]
+    .venv/bin/python benchmarks/profile_stages.py ingest.txt --rate 25 [--pages 305] \
+        [--out benchmarks/results/profile_texlive20.json]
 
 Each sample is one thread's stack at one moment. A sample whose innermost frame waits
 (a queue, a condition, a pipe, a child process) is idle and not counted; the others are
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 from pathlib import Path
 
 # (stage, a marker of its frames); the first match wins, so the narrower come first.
@@ -73,6 +75,7 @@ def main() -> None:
     ap.add_argument("record", type=Path, help="py-spy's --format raw output")
     ap.add_argument("--rate", type=float, default=25, help="py-spy's -r (samples/s)")
     ap.add_argument("--pages", type=int, help="pages ingested, for core-seconds a page")
+    ap.add_argument("--out", type=Path, help="also write the figures here (JSON)")
     args = ap.parse_args()
     active, idle = stages(args.record)
     total = sum(active.values())
@@ -83,6 +86,13 @@ def main() -> None:
         s = n / args.rate
         row = f"| {who} | {stage} | {s:.1f} | {100 * n / total:.1f} % |"
         print(row + (f" {s / args.pages:.3f} |" if args.pages else ""))
+    if args.out:
+        args.out.write_text(json.dumps({
+            "record": str(args.record), "rate": args.rate, "pages": args.pages,
+            "active_core_s": round(total / args.rate, 1), "idle_s": round(idle / args.rate, 1),
+            "stages": [{"process": who, "stage": stage, "core_s": round(n / args.rate, 1),
+                        "share": round(n / total, 4)} for (who, stage), n in active.most_common()],
+        }, indent=1) + "\n")
 
 
 if __name__ == "__main__":
