@@ -184,6 +184,11 @@ class ProjectConfig(BaseModel):
     # and "zotero:library" entries of `sources` (the same form MCP's ingest_from_source takes).
     zotero_sources: list[str] = Field(default_factory=list)
 
+    @property
+    def pdf_password_text(self) -> str | None:
+        """The project's PDF password as plain text, or None: what PDFium and Docling take."""
+        return self.pdf_password.get_secret_value() if self.pdf_password else None
+
     def zotero_syncs(self) -> list[dict[str, Any]]:
         """What a watching daemon re-syncs when the library changes: ``zotero_collections``
         and the Zotero sources, as ``ingest_zotero`` arguments (collection None: the

@@ -193,7 +193,7 @@ def deadline_s(path: Path | None, project: ProjectConfig) -> float:
         return base
     from citeloom.convert.pdfcheck import pdf_pages
 
-    password = project.pdf_password.get_secret_value() if project.pdf_password else None
+    password = project.pdf_password_text
     return base + project.conversion_page_s * pdf_pages(path, password)
 
 

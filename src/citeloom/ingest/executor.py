@@ -160,7 +160,7 @@ def file_metadata(doc: DoclingDocument, path: Any, title: str, project: ProjectC
     origin; a source's own metadata (Zotero's) wins over them in the pipeline."""
     from citeloom.structure.metadata import document_metadata
 
-    password = project.pdf_password.get_secret_value() if project.pdf_password else None
+    password = project.pdf_password_text
     return document_metadata(doc, path, title, password=password)
 
 
@@ -200,7 +200,7 @@ def chunk_document(res: Resources, doc: DoclingDocument, path: Any, project: Pro
     from citeloom.structure.titles import document_title, pdf_metadata_title
 
     pdf = path if path.suffix.lower() == ".pdf" and path.is_file() else None
-    password = project.pdf_password.get_secret_value() if project.pdf_password else None
+    password = project.pdf_password_text
     doc = restructure(doc, pdf_path=pdf, password=password)
     chunks = res.chunker(project).chunk(doc)
     title = find_title(doc) or document_title(doc, path.stem, pdf_metadata_title(path))

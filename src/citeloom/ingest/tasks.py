@@ -156,7 +156,7 @@ class WorkerSide:
         from citeloom.convert.converter import build_converter
         from citeloom.provision import layout_model_path
 
-        password = project.pdf_password.get_secret_value() if project.pdf_password else None
+        password = project.pdf_password_text
         langs = tuple(ocr_languages or project.ocr_languages)
         key = (project.ocr, langs, password, project.text_repair)
         if key not in self._converters:

@@ -95,8 +95,7 @@ class Models:
         opts = ConvertOptions(
             ocr=project.ocr, ocr_languages=tuple(ocr_languages or project.ocr_languages),
             layout_model_path=str(layout_model_path(s.models_dir)), threads=s.threads,
-            pdf_password=project.pdf_password.get_secret_value()
-            if project.pdf_password else None, text_repair=project.text_repair)
+            pdf_password=project.pdf_password_text, text_repair=project.text_repair)
         with self.lock:
             worker = self._workers.get(opts)
             if worker is None:
