@@ -7,7 +7,8 @@ both PDF dev sets, with paired 95 % bootstrap intervals (issue #28).
 
 The projects are the eval's own (`citeloom eval pdfqa` made them), given per set with
 ``--project dev=NAME``; by default the chunker-v3 ones (`pdfqa-eval-v3`,
-`pdfqa-eval-dev2-v3`).
+`pdfqa-eval-dev2-v3`). A set that is not packaged (the third, over papers fetched by
+``benchmarks/fetch_dev3.sh``) comes with ``--questions dev3=FILE --corpus dev3=DIR``.
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 PROJECTS = {"dev": "pdfqa-eval-v3", "dev2": "pdfqa-eval-dev2-v3"}
 
 
-def run_set(app: Any, name: str, project: str, depths: list[int]) -> dict[str, Any]:
-    questions = load_devset(name)
-    corpus = SHARED / CORPORA[name]
+def run_set(app: Any, name: str, project: str, depths: list[int],
+            questions_file: str | None = None, corpus: Path | None = None) -> dict[str, Any]:
+    questions = load_devset(questions_file or name)
+    corpus = corpus or SHARED / CORPORA[name]
     texts = {q.pdf: page_texts(corpus / q.pdf) for q in questions}
     bm25 = baseline_ranks(questions, texts)
     app.query(QueryRequest(project, "warm up", top_k=1, rerank=max(depths)))
@@ -85,15 +87,20 @@ def main() -> None:
     ap.add_argument("--depths", default="0,2,5")
     ap.add_argument("--sets", default="dev,dev2")
     ap.add_argument("--project", action="append", default=[], help="SET=PROJECT")
+    ap.add_argument("--questions", action="append", default=[],
+                    help="SET=FILE: a set that is not packaged (dev3: benchmarks/data)")
+    ap.add_argument("--corpus", action="append", default=[], help="SET=DIR its PDFs are under")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     depths = [int(d) for d in args.depths.split(",")]
-    projects = PROJECTS | dict(
-        x.split("=", 1) for x in args.project)
+    projects = PROJECTS | dict(x.split("=", 1) for x in args.project)
+    files = dict(x.split("=", 1) for x in args.questions)
+    corpora = {k: Path(v) for k, v in (x.split("=", 1) for x in args.corpus)}
     app = CiteLoom(load_settings())
     started = time.strftime("%Y-%m-%dT%H:%M%z")
     try:
-        results = [run_set(app, s, projects[s], depths) for s in args.sets.split(",")]
+        results = [run_set(app, s, projects[s], depths, files.get(s), corpora.get(s))
+                   for s in args.sets.split(",")]
     finally:
         app.close()
     lines = ["| set, half | page BM25 | " + " | ".join(f"rerank {d}" for d in depths) + " |",
