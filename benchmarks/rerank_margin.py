@@ -5,9 +5,10 @@ more than a margin (issue #28; docs/DECISIONS.md "How much a tuned-on set weighs
 ``collect`` runs the default query (no rerank) once per question and records, per
 question, which of the first ten hits are right and the cross-encoder's verdict on each
 of the first two (``search.ranking.rerank_texts``: a page's two best chunks, the better
-verdict). ``report`` replays "swap when v2 - v1 > margin" for every margin, per set and
-half, with the paired 95 % bootstrap difference against no swap. A margin of -inf is
-the product's depth 2 (the cross-encoder decides), +inf is today's default.
+verdict; recorded inside the product's own depth-2 second stage, whose re-ordering is
+left out). ``report`` replays "swap when v2 - v1 > margin" for every margin, per set and
+half, with the paired 95 % bootstrap difference against no swap. A margin of 0 is the
+product's depth 2 (the cross-encoder decides), +inf is today's default.
 
     CITELOOM_DATA_DIR=<eval data dir> .venv/bin/python benchmarks/rerank_margin.py collect \\
         --out benchmarks/results/rerank_margin.json [--questions dev3=FILE --corpus dev3=DIR]
@@ -31,18 +32,30 @@ from citeloom.eval.pdfqa import TOP_K, bootstrap, pages_overlap
 from citeloom.eval.pdfqa_set import SETS as CORPORA
 from citeloom.eval.pdfqa_set import load_devset
 from citeloom.eval.scifact import default_data_dir, load_scifact, ndcg_at_k
-from citeloom.search.ranking import rerank_texts
 from citeloom.service.api import QueryRequest
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 PROJECTS = {"dev": "pdfqa-eval-v3", "dev2": "pdfqa-eval-dev2-v3", "dev3": "pdfqa-eval-dev3",
             "scifact": "scifact-eval"}
-MARGINS = [-math.inf, -2.0, -1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, math.inf]
+MARGINS = [-2.0, -1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, math.inf]
 
 
-def verdicts(app: Any, text: str, hits: list[Any]) -> list[float]:
-    model = app.runtime.models.reranker()
-    return [max(model.score(text, rerank_texts(h))) for h in hits[:2]]
+_SEEN: list[list[float]] = []
+
+
+def _record(hits: list[Any], verdicts: list[float], *args: Any, **kw: Any) -> list[Any]:
+    """Stands in for ``ranking.reranked`` inside the product's own second stage: keeps the
+    verdicts it was given and leaves the first stage's order as it was."""
+    _SEEN.append(list(verdicts))
+    return hits
+
+
+def ask(app: Any, request: QueryRequest) -> tuple[Any, list[float]]:
+    """The default query, first-stage order, with the verdicts the product's depth-2 second
+    stage gives its first two hits (the same texts, the same model calls)."""
+    _SEEN.clear()
+    res = app.query(request)
+    return res, (_SEEN[0] if _SEEN else [])
 
 
 def collect_pdf(app: Any, name: str, project: str, qfile: str | None,
@@ -51,11 +64,11 @@ def collect_pdf(app: Any, name: str, project: str, qfile: str | None,
     rows = []
     for q in load_devset(qfile or name):
         source = str((corpus / q.pdf).resolve())
-        res = app.query(QueryRequest(project, q.question, top_k=TOP_K, rerank=0))
+        res, v = ask(app, QueryRequest(project, q.question, top_k=TOP_K, rerank=2))
         right = [int(h.source_path == source and pages_overlap(h.page_start, h.page_end,
                                                                 q.pages)) for h in res.hits]
         rows.append({"id": q.id, "half": q.half, "kind": q.kind, "right": right,
-                     "v": verdicts(app, q.question, res.hits)})
+                     "v": v})
     return rows
 
 
@@ -63,10 +76,10 @@ def collect_scifact(app: Any, project: str) -> list[dict[str, Any]]:
     ds = load_scifact(default_data_dir(app.settings))
     rows = []
     for n, (qid, text) in enumerate(q for q in ds.queries.items() if q[0] in ds.qrels):
-        res = app.query(QueryRequest(project, text, top_k=10, group_by_doc=True, rerank=0))
+        res, v = ask(app, QueryRequest(project, text, top_k=10, group_by_doc=True, rerank=2))
         rows.append({"id": qid, "half": "tune" if n % 2 == 0 else "check",
                      "docs": [h.doc_id for h in res.hits], "rels": ds.qrels[qid],
-                     "v": verdicts(app, text, res.hits)})
+                     "v": v})
     return rows
 
 
@@ -105,7 +118,7 @@ def report(path: Path, halves: list[str]) -> list[str]:
                     cells[m].append(f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}] {moved} sw")
     for m in MARGINS:
         label = "no swap (default)" if m == math.inf else (
-            "always (depth 2)" if m == -math.inf else f"{m:g}")
+            "0 (the product's depth 2)" if m == 0 else f"{m:g}")
         lines.append(f"| {label} | " + " | ".join(cells[m]) + " |")
     return lines
 
@@ -126,9 +139,11 @@ def main() -> None:
     if args.cmd == "report":
         print("\n".join(report(args.path, args.halves.split(","))))
         return
+    import citeloom.search.query as query_module
     from citeloom.config import load_settings
     from citeloom.service import CiteLoom
 
+    query_module.reranked = _record  # type: ignore[assignment]
     projects = PROJECTS | dict(x.split("=", 1) for x in args.project)
     files = dict(x.split("=", 1) for x in args.questions)
     corpora = {k: Path(v) for k, v in (x.split("=", 1) for x in args.corpus)}
