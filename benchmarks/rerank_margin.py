@@ -15,7 +15,8 @@ product's depth 2 (the cross-encoder decides), +inf is today's default.
     .venv/bin/python benchmarks/rerank_margin.py report benchmarks/results/rerank_margin.json
 
 SciFact train is one of the sets (one hit per document, nDCG@10); its queries alternate
-between a tune and a check half in qrels order, as ``eval citecheck``'s claims do.
+between a tune and a check half in qrels order, as ``eval citecheck``'s claims do. The set
+``scifact-q`` asks the same claims as questions ("Is it true that …?").
 """
 
 from __future__ import annotations
@@ -72,10 +73,17 @@ def collect_pdf(app: Any, name: str, project: str, qfile: str | None,
     return rows
 
 
-def collect_scifact(app: Any, project: str) -> list[dict[str, Any]]:
+def as_question(claim: str) -> str:
+    """A SciFact claim asked as a question: "Is it true that …?" (first letter lowered)."""
+    claim = claim.strip().rstrip(".")
+    return f"Is it true that {claim[:1].lower()}{claim[1:]}?"
+
+
+def collect_scifact(app: Any, project: str, questions: bool = False) -> list[dict[str, Any]]:
     ds = load_scifact(default_data_dir(app.settings))
     rows = []
-    for n, (qid, text) in enumerate(q for q in ds.queries.items() if q[0] in ds.qrels):
+    for n, (qid, claim) in enumerate(q for q in ds.queries.items() if q[0] in ds.qrels):
+        text = as_question(claim) if questions else claim
         res, v = ask(app, QueryRequest(project, text, top_k=10, group_by_doc=True, rerank=2))
         rows.append({"id": qid, "half": "tune" if n % 2 == 0 else "check",
                      "docs": [h.doc_id for h in res.hits], "rels": ds.qrels[qid],
@@ -152,7 +160,8 @@ def main() -> None:
     out: dict[str, Any] = {}
     try:
         for s in args.sets.split(","):
-            out[s] = (collect_scifact(app, projects[s]) if s == "scifact" else
+            out[s] = (collect_scifact(app, projects["scifact"], s == "scifact-q")
+                      if s.startswith("scifact") else
                       collect_pdf(app, s, projects[s], files.get(s), corpora.get(s)))
     finally:
         app.close()
