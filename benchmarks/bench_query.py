@@ -41,8 +41,9 @@ from citeloom.service.api import QueryRequest
 ROOT = Path(__file__).resolve().parents[1]
 # name -> (one hit per page, hits the cross-encoder re-reads); the reranked variant is asked
 # only the first --rerank-queries questions (a second each on these cores).
-VARIANTS = {"per page (default)": (True, 0), "per chunk": (False, 0),
-            "per page, cross-encoder top 2": (True, 2), "per page, cross-encoder top 5": (True, 5)}
+VARIANTS = {"per page, fast mode (--rerank 0)": (True, 0), "per chunk": (False, 0),
+            "per page, cross-encoder top 2 (default)": (True, 2),
+            "per page, cross-encoder top 5": (True, 5)}
 
 
 def source_model(data: Path, project: str) -> str:

@@ -23,6 +23,7 @@ from citeloom.cli import main
 from citeloom.config import DEFAULT_DENSE_MODEL, load_settings
 from citeloom.daemon.client import RemoteCiteLoom
 from citeloom.daemon.server import operations
+from citeloom.embed.rerank import RERANK_MODEL
 from citeloom.errors import CODES, InvalidInput, InvalidProject, SnapshotInvalid
 from citeloom.index import SearchFilter
 from citeloom.index.catalog import Catalog
@@ -105,7 +106,8 @@ def test_query_across_projects_merges_by_score_or_by_rank(app: CiteLoom) -> None
     mixed = app.query(QueryRequest.across_projects(["thesis", "review"], q, top_k=4))
     assert mixed.merge == "rrf" and mixed.project is None
     assert {h.project for h in mixed.hits} == {"thesis", "review"}
-    assert mixed.models == {"dense": DEFAULT_DENSE_MODEL, "sparse": "Qdrant/bm25"}
+    assert mixed.models == {"dense": DEFAULT_DENSE_MODEL, "sparse": "Qdrant/bm25",
+                            "rerank": RERANK_MODEL}  # the merged list's first two re-read
     best = {name: app.query(QueryRequest(name, q, top_k=1)).hits[0].chunk_id
             for name in ("thesis", "review")}
     assert {h.chunk_id for h in mixed.hits[:2]} == set(best.values())  # each one's best first

@@ -230,7 +230,7 @@ def query(rt: Runtime, project_name: str | None, text: str, *, mode: Mode = "hyb
     excluded = excluded_for(rt, project.name, given)
     t3 = time.perf_counter()
     depth = project.rerank_depth if rerank is None else rerank
-    hits = second_stage(rt, text, hits, depth)
+    hits = second_stage(rt, [text, *also], hits, depth)
     t4 = time.perf_counter()
     return QueryResult(
         excluded=excluded,
@@ -249,14 +249,18 @@ def query(rt: Runtime, project_name: str | None, text: str, *, mode: Mode = "hyb
     )
 
 
-def second_stage(rt: Runtime, text: str, hits: list[Hit], depth: int) -> list[Hit]:
+def second_stage(rt: Runtime, phrasings: list[str], hits: list[Hit], depth: int
+                 ) -> list[Hit]:
     """The first ``depth`` hits re-read with the question by the cross-encoder and
-    re-ordered (``ranking.reranked``); annotations and notes are read as their text."""
+    re-ordered (``ranking.reranked``); annotations and notes are read as their text. A
+    question asked in several phrasings (``also``) gets each hit's best verdict over them,
+    so a paper found through a translation is read in its own language too."""
     if depth < 2 or len(hits) < 2:
         return hits
     head = hits[:depth]
     model = rt.models.reranker()
-    verdicts = [max(model.score(text, rerank_texts(h))) for h in head]
+    verdicts = [max(v for text in phrasings for v in model.score(text, rerank_texts(h)))
+                for h in head]
     return reranked(hits, verdicts)
 
 
@@ -385,7 +389,7 @@ def query_many(rt: Runtime, names: list[str] | None, text: str, *, mode: Mode = 
     depth = rerank if rerank is not None else min(
         rt.settings.project(name, create=True).rerank_depth for name, _, _ in ranked)
     if depth >= 2 and len(merged) >= 2:  # the merged list, re-read as one
-        order = second_stage(rt, text, [h for _, h in merged], depth)
+        order = second_stage(rt, [text, *also], [h for _, h in merged], depth)
         where = {id(h): name for name, h in merged}
         merged = [(where[id(h)], h) for h in order]
     t4 = time.perf_counter()

@@ -120,10 +120,11 @@ def summed(runs: list[list[Hit]]) -> list[Hit]:
 
 
 # -- the second stage -----------------------------------------------------------------------
-# How many of the first stage's hits the cross-encoder re-reads, and how much its verdict
-# counts beside their first-stage order (docs/EVALUATION.md "Levers").
-RERANK_DEPTH = 5
-RERANK_WEIGHT = 1.0
+# The cross-encoder re-reads the first RERANK_DEPTH hits (a project's ``rerank_depth``) and
+# moves a hit above the one before it only when it reads better by more than RERANK_MARGIN
+# logits: a confident judge (docs/DECISIONS.md "How much a tuned-on set weighs").
+RERANK_DEPTH = 2
+RERANK_MARGIN = 3.0
 RERANK_PARTS = 2  # a page hit is judged by the better of its best two chunks
 
 
@@ -133,18 +134,16 @@ def rerank_texts(hit: Hit) -> list[str]:
     return [h.payload.get("chunk_text", "") for h in [hit, *hit.parts][:RERANK_PARTS]]
 
 
-def reranked(hits: list[Hit], verdicts: list[float], weight: float = RERANK_WEIGHT
+def reranked(hits: list[Hit], verdicts: list[float], margin: float = RERANK_MARGIN
              ) -> list[Hit]:
-    """The first ``len(verdicts)`` hits re-ordered: each scores its first-stage place
-    (1 for the first, falling by 1/n a place) plus ``weight`` times its cross-encoder
-    verdict scaled to [0, 1] among them; the rest follow as they were. A place counts as
-    much as the whole verdict range at weight 1: the verdict breaks near-ties and moves a
-    hit up a place or two, and never buries the first stage's clear winner on a
-    verdict alone unless the others read far better."""
-    n = len(verdicts)
-    if n < 2:
-        return hits
-    low, high = min(verdicts), max(verdicts)
-    scale = [(v - low) / (high - low) if high > low else 0.5 for v in verdicts]
-    order = sorted(range(n), key=lambda i: -((1 - i / n) + weight * scale[i]))
-    return [hits[i] for i in order] + hits[n:]
+    """The first ``len(verdicts)`` hits re-ordered by their cross-encoder verdicts, where
+    the model is sure: a hit passes the one above it only when its verdict is higher by
+    more than ``margin`` (one insertion pass), so the first stage's order stands wherever
+    the verdicts are close; the rest follow as they were."""
+    order = list(range(len(verdicts)))
+    for i in range(1, len(order)):
+        j = i
+        while j > 0 and verdicts[order[j]] - verdicts[order[j - 1]] > margin:
+            order[j - 1], order[j] = order[j], order[j - 1]
+            j -= 1
+    return [hits[i] for i in order] + hits[len(order):]
