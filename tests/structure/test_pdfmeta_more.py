@@ -235,7 +235,25 @@ def test_the_conference_line_of_page_one(line: str, year: int | None) -> None:
     ("A shorter version of this introduction to the R package kernlab is published as "
      "Karatzoglou, Smola, Hornik, and Zeileis (2004) in the Journal of Statistical Software.",
      2004),
+    # the notes of five dev3 vignettes (flexmix, sandwich, strucchange, spam, zoo: p1-2)
+    ("Abstract This article was originally published as Leisch (2004b) in the Journal of "
+     "Statistical Software. FlexMix implements a general framework (2007).", 2004),
+    ("This introduction to the R package sandwich is a (slightly) modified version of Zeileis "
+     "(2004), published in the Journal of Statistical Software. A follow-up paper (Zeileis "
+     "2006b).", 2004),
+    ("This introduction to the R package strucchange is a (slightly) modi ed version of "
+     "Zeileis, Leisch, Hornik, and Kleiber (2002), which reviews tests for structural change "
+     "in linear regression models.", 2002),
+    ("Keywords: MCMC, GMRF, R. This document was published in a similar form in Gerber F, "
+     "Furrer R (2015). \u201cPitfalls in the Implementation of Bayesian Hierarchical "
+     "Modeling.\u201d Journal of Statistical Software, 63(1).", 2015),
+    ("A previous version to this introduction to the R package zoo has been published as "
+     "Zeileis and Grothendieck (2005) in the Journal of Statistical Software.", 2005),
     # another document: a conference or preliminary version; two years: which one?
+    ("This article was originally published in the Proceedings of ICML 2019.", None),
+    ("This method is a modified version of Zeileis (2004), published in a journal.", None),
+    ("This paper is a modified version of the estimator of Smith (2004) and Lee (2006).",
+     None),
     ("A preliminary version of this paper appeared in the Proceedings of ICML 2019.", None),
     ("An earlier version of this paper was published in 2001 and revised in 2003.", None),
     ("The original paper is: a draft we never finished, 2010.", None),  # no venue
@@ -274,6 +292,21 @@ def test_author_blocks_name_then_affiliation() -> None:
                 "Department of Y, University of Z", "Abstract", "Widgets are sparse."])
     meta = document_metadata(doc, None, "Sparse Widgets")
     assert meta["authors"] == ["Pereira, Ana", "Costa, Rui", "Mota, Lia Ramos"]
+
+
+def test_author_blocks_whose_affiliations_read_like_names() -> None:
+    # Rcpp's JSS vignette (dev3): each author's affiliation on the line under the name,
+    # one a project, one a group whose name starts with a bare letter
+    doc = _doc(["Rcpp: Seamless R and C++ Integration", "Dirk Eddelbuettel", "Debian Project",
+                "Romain François", "R Enthusiasts", "Abstract", "The Rcpp package simplifies "
+                "integrating C++ code with R."])
+    meta = document_metadata(doc, None, "Rcpp: Seamless R and C++ Integration")
+    assert meta["authors"] == ["Eddelbuettel, Dirk", "François, Romain"]
+
+
+@pytest.mark.parametrize("line", ["R Enthusiasts", "R Core", "Debian Project"])
+def test_a_bare_letter_or_a_project_is_no_person(line: str) -> None:
+    assert parse_byline(line) == []
 
 
 def test_a_heading_after_running_text_is_no_byline() -> None:

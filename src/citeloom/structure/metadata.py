@@ -34,7 +34,7 @@ NOT_A_PERSON = re.compile(
     r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
     r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
-    r"working|draft|preprint|technical|front|cover|contents|summary|"
+    r"working|draft|preprint|technical|front|cover|contents|summary|project|"
     # nouns titles are made of ("Heavy Mesons In A Relativistic Model" is not a person)
     r"models?|analys[ie]s|methods?|theory|systems?|learning|networks?|data|approach|"
     r"inference|estimation|regression|evaluation|design|framework|applications?|"
@@ -107,6 +107,8 @@ def _person(name: str) -> str | None:
         return None  # "JavaScript", "PubTabNet": a product, not a person
     if words[-1].lower() in PARTICLES or len(words[-1].rstrip(".")) < 2:
         return None  # a family name is not an initial
+    if len(words) == 2 and re.fullmatch(r"[A-Z]", words[0]):
+        return None  # a bare letter is no given name under a title: "R Enthusiasts"
     # Journals that set family names in capitals: "Ross G. DOUGLAS" is Douglas.
     words = [w.title() if len(w) > 2 and w.isupper() else w for w in words]
     fam = family_name(" ".join(words))
@@ -384,7 +386,10 @@ def _more_blocks(lines: list[str]) -> list[str]:
     out: list[str] = []
     for i, line in enumerate(lines):
         names = parse_byline(line)
-        if names and i + 1 < len(lines) and _AFFIL_LINE.match(lines[i + 1]):
+        # The first block was a name and its affiliation: a name line before a line that
+        # is no name is the next block ("Romain François" / "R Enthusiasts").
+        if names and i + 1 < len(lines) and (_AFFIL_LINE.match(lines[i + 1])
+                                             or not parse_byline(lines[i + 1])):
             out += names
         elif not names and not _AFFIL_LINE.match(line):
             out += _lead_name(line) if re.search(r"\d|,", line) or len(line) > 40 else []
@@ -442,13 +447,21 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
 # Software (Hahsler, Hornik, and Buchta 2008)", "A shorter version of this introduction ... is
 # published as Karatzoglou, Smola, Hornik, and Zeileis (2004)". Not a preliminary,
 # conference or thesis version: that is another document.
+_NOTE_NOUN = (r"(?:manuscript|paper|article|document|vignette|introduction|note|work|report)"
+              r"(?:\s+(?:to|of|for)\s+(?:the\s+)?(?:R\s+)?package\s+[\w.]+)?")
 _VERSION_NOTE = re.compile(
-    r"\b(?:an?|the)\s+(?:previous|earlier|shorter|original|first)\s+version\s+of\s+this\s+"
-    r"(?:manuscript|paper|article|document|vignette|introduction|note|work|report)\b"
+    rf"\b(?:an?|the)\s+(?:previous|earlier|shorter|original|first)\s+version\s+(?:of|to)\s+"
+    rf"this\s+{_NOTE_NOUN}\b"
     r"|\bthe\s+original\s+(?:paper|article)\s+is\s*:"
-    r"|\bthis\s+(?:document|vignette|manuscript|paper|article|note)\s+(?:is|has\s+been)\s+"
-    r"(?:an?\s+)?(?:updated|modified|revised|adapted|corrected)\s+(?:version\s+of|from)\b",
+    rf"|\bthis\s+{_NOTE_NOUN}\s+(?:is|was|has\s+been)\s+(?:an?\s+)?(?:\(?slightly\)?\s+)?"
+    r"(?:updated|modi(?:fi|\ufb01|\s)ed|revised|adapted|corrected)\s+(?:version\s+of|from)\b"
+    rf"|\bthis\s+{_NOTE_NOUN}\s+(?:was|has\s+been)\s+(?:originally\s+|first\s+)?published\s+"
+    r"(?:in\s+(?:a\s+)?(?:similar|slightly\s+different|shorter|longer)\s+form\s+)?(?:as|in)\b",
     re.IGNORECASE)
+# "... a modified version of Zeileis, Leisch, Hornik, and Kleiber (2002), which ...": the note
+# names the published version by its authors and year, with or without the venue's name
+_NAMED_VERSION = re.compile(rf"^\s*[A-Z][^\W\d_]+(?:(?:,?\s+and\s+|,?\s*&\s*|,\s*|\s+)"
+                            rf"[A-Z][^\W\d_]*\.?){{0,8}}(?:\s+et\s+al\.?)?\s*\({YEAR}[a-z]?\)")
 _OTHER_VERSION = re.compile(r"\b(?:preliminary|extended|conference|workshop|abridged)\s+"
                             r"version\b|\b(?:proceedings|proc\.|conference|workshop|symposium|"
                             r"meeting|congress|thesis|dissertation)\b", re.IGNORECASE)
@@ -470,10 +483,11 @@ def _version_note_year(text: str) -> int | None:
             end = _SENTENCE_END.search(rest)
             rest = rest[: end.start() + 1] if end else rest
         sentence = m.group(0) + rest
-        if _OTHER_VERSION.search(sentence) or not re.search(
-                r"published|appeared|journal|news|original paper", sentence, re.IGNORECASE):
+        if _OTHER_VERSION.search(sentence) or not (re.search(
+                r"published|appeared|journal|news|original paper", sentence, re.IGNORECASE)
+                or _NAMED_VERSION.match(rest)):
             continue
-        years = set(re.findall(rf"\b{YEAR}\b", rest))
+        years = set(re.findall(rf"\b{YEAR}[a-z]?\b", rest))  # "Leisch (2004b)"
         if len(years) == 1 and _year_ok(int(next(iter(years)))):
             return int(next(iter(years)))
     return None
