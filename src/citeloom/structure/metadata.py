@@ -384,12 +384,16 @@ def _more_blocks(lines: list[str]) -> list[str]:
     line follows it, a line that starts with a name and goes on with its affiliation
     ("Tom F. Johnson Department, University") too; other lines are the blocks' addresses."""
     out: list[str] = []
+    read = [parse_byline(line) for line in lines]
+    # Blocks of one name line and one affiliation line each, to the end ("Debian Project" /
+    # "Romain François" / "R Enthusiasts"): the odd lines are the names, whatever the
+    # affiliations look like. Any other shape ("Novartis Pharma AG" as one of three lines
+    # under a name) takes only names that an affiliation line follows.
+    if len(lines) % 2 and all(bool(n) == (i % 2 == 1) for i, n in enumerate(read)):
+        return [name for names in read for name in names]
     for i, line in enumerate(lines):
-        names = parse_byline(line)
-        # The first block was a name and its affiliation: a name line before a line that
-        # is no name is the next block ("Romain François" / "R Enthusiasts").
-        if names and i + 1 < len(lines) and (_AFFIL_LINE.match(lines[i + 1])
-                                             or not parse_byline(lines[i + 1])):
+        names = read[i]
+        if names and i + 1 < len(lines) and _AFFIL_LINE.match(lines[i + 1]):
             out += names
         elif not names and not _AFFIL_LINE.match(line):
             out += _lead_name(line) if re.search(r"\d|,", line) or len(line) > 40 else []
