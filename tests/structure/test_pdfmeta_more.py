@@ -304,6 +304,38 @@ def test_author_blocks_whose_affiliations_read_like_names() -> None:
     assert meta["authors"] == ["Eddelbuettel, Dirk", "François, Romain"]
 
 
+def test_a_run_of_names_split_by_the_papers_own_citation_of_itself() -> None:
+    # strucchange's vignette (dev3), as Docling gives it: page 1 in one item, four names
+    # with nothing between them, and the version note that names the same four
+    title = "strucchange: An R Package for Testing for Structural Change"
+    doc = _doc([f"{title} Achim Zeileis Friedrich Leisch Kurt Hornik Christian Kleiber "
+                "Abstract This introduction to the R package strucchange is a (slightly) "
+                "modified version of Zeileis, Leisch, Hornik, and Kleiber (2002), which "
+                "reviews tests for structural change."])
+    meta = document_metadata(doc, None, title)
+    assert meta["authors"] == ["Zeileis, Achim", "Leisch, Friedrich", "Hornik, Kurt",
+                               "Kleiber, Christian"]
+    assert meta["year"] == 2002
+    # without a citation that fits the run word for word, the run is not guessed at
+    for cited in ("Zeileis, Leisch, and Hornik (2002)", "Zeileis and Kleiber (2002)",
+                  "Leisch, Zeileis, Hornik, and Kleiber (2002)"):
+        doc = _doc([f"{title} Achim Zeileis Friedrich Leisch Kurt Hornik Christian Kleiber "
+                    f"Abstract We extend {cited} to new tests."])
+        assert "authors" not in document_metadata(doc, None, title), cited
+
+
+def test_a_byline_that_ends_with_its_typesetting_date() -> None:
+    # TH.data's supplement (dev3): the names and the date on one line
+    title = "The Impact of Prepartum Factor XIII Activity on Postpartum Blood Loss"
+    doc = _doc([title, "Christian Haslinger, Wolfgang Korte, Torsten Hothorn, Romana Brun, "
+                "Charles Greenberg, Roland Zimmermann Processed and Typeset: April 25, 2022",
+                "This dynamic document contains the patient-level data as well as computer "
+                "source codes for the reproduction of tables and figures."])
+    meta = document_metadata(doc, None, title)
+    assert meta["authors"][-1] == "Zimmermann, Roland" and len(meta["authors"]) == 6
+    assert meta["year"] == 2022
+
+
 @pytest.mark.parametrize("line", ["R Enthusiasts", "R Core", "Debian Project"])
 def test_a_bare_letter_or_a_project_is_no_person(line: str) -> None:
     assert parse_byline(line) == []

@@ -288,6 +288,11 @@ def _header(first_page: list[str], title: str) -> list[str]:
             break  # (a title may start like a section: "Introduction to the ... Class")
         if tfold and folded.startswith(tfold):
             line = line[len(title):].strip() if len(line) > len(title) else ""
+            # The whole first page as one item ("<title> <names> Abstract This ..."): the
+            # header is what comes before the abstract.
+            head = re.split(r"\s(?:Abstract|ABSTRACT|Summary|Keywords)\b", line, maxsplit=1)
+            if len(head) == 2:
+                return [*out, head[0].strip()][:12] if head[0].strip() else out[:12]
         elif len(line) > 12 and folded in tfold:
             continue  # a line of the title
         if line:
@@ -400,6 +405,39 @@ def _more_blocks(lines: list[str]) -> list[str]:
     return out
 
 
+# A list of family names cited with a year: "Zeileis, Leisch, Hornik, and Kleiber (2002)".
+_CITED_LIST = re.compile(rf"\b((?:{_FAMILY}(?:,\s*|,?\s+and\s+|\s*&\s*)){{1,7}}{_FAMILY})"
+                         rf"\s*\(?{YEAR}[a-z]?\b")
+# A date closing a byline, with its label: "... Roland Zimmermann Processed and Typeset:
+# April 25, 2022".
+_DATED = re.compile(r"\s*(?:(?:processed|typeset|compiled|generated|printed|dated?|version|"
+                    r"draft|revised|updated|last\s+\w+)(?:\s+(?:and|&)\s+\w+)?\s*:\s*)?"
+                    rf"(?:{_ANY_DATE})\s*$", re.IGNORECASE)
+
+
+def _run_by_citation(line: str, text: str) -> list[str]:
+    """A run of names with nothing between them ("Achim Zeileis Friedrich Leisch Kurt
+    Hornik Christian Kleiber"), split where the families of a list the paper cites with a
+    year end, in that order ("Zeileis, Leisch, Hornik, and Kleiber (2002)"): every word
+    must be used, each name one to three given names and its family."""
+    words = line.split()
+    if not 4 <= len(words) <= 24 or not all(_NAME_WORD.match(w) for w in words):
+        return []
+    for m in _CITED_LIST.finditer(text):
+        families = re.findall(_FAMILY, m.group(1))
+        names, start = [], 0
+        for family in families:
+            end = next((k for k in range(start + 1, min(start + 4, len(words)))
+                        if words[k] == family), None)
+            if end is None:
+                break
+            names.append(_person(" ".join(words[start:end + 1])))
+            start = end + 1
+        if len(names) == len(families) >= 2 and start == len(words) and all(names):
+            return [n for n in names if n]
+    return []
+
+
 def _families(names: list[str]) -> set[str]:
     return {_fold(family_name(n)) for n in names}
 
@@ -417,8 +455,9 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     found: list[str] = []
     tw = _title_words(title)
     lines = [ln for ln in _header(first_page, title) if not _like_title(ln, tw)]
+    lines = [_DATED.sub("", ln) if ":" in ln else ln for ln in lines]
     for i, line in enumerate(lines):
-        names = parse_byline(line)
+        names = parse_byline(line) or _run_by_citation(line, text)
         j = i + 1
         while names and j < len(lines) and parse_byline(lines[j]):  # over two lines
             names += parse_byline(lines[j])
