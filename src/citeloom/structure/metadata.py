@@ -280,6 +280,10 @@ def _header(first_page: list[str], title: str) -> list[str]:
     start = next((i for i, ln in enumerate(first_page[:16])
                   if tfold and _fold(ln).startswith(tfold)), None)
     lines = first_page[:16] if start is None else first_page[start:start + 16]
+    if start is None and lines:  # no title found, page 1 as one item: what precedes Abstract
+        head = re.split(r"\s(?:Abstract|ABSTRACT)\s", lines[0][:800], maxsplit=1)
+        if len(head) == 2:
+            return [head[0].strip()]
     out = []
     for line in lines:
         folded = _fold(line)
@@ -419,22 +423,36 @@ def _run_by_citation(line: str, text: str) -> list[str]:
     """A run of names with nothing between them ("Achim Zeileis Friedrich Leisch Kurt
     Hornik Christian Kleiber"), split where the families of a list the paper cites with a
     year end, in that order ("Zeileis, Leisch, Hornik, and Kleiber (2002)"): every word
-    must be used, each name one to three given names and its family."""
+    of the run must be used, each name one to three given names and its family. The run
+    is the whole line, or closes a line that starts with a title the title finder missed
+    (then the shortest run that splits so)."""
     words = line.split()
-    if not 4 <= len(words) <= 24 or not all(_NAME_WORD.match(w) for w in words):
+    if len(words) > 40:
         return []
-    for m in _CITED_LIST.finditer(text):
-        families = re.findall(_FAMILY, m.group(1))
-        names, start = [], 0
-        for family in families:
-            end = next((k for k in range(start + 1, min(start + 4, len(words)))
-                        if words[k] == family), None)
-            if end is None:
-                break
-            names.append(_person(" ".join(words[start:end + 1])))
-            start = end + 1
-        if len(names) == len(families) >= 2 and start == len(words) and all(names):
-            return [n for n in names if n]
+    first = len(words)
+    while first > 0 and _NAME_WORD.match(words[first - 1]):
+        first -= 1
+    starts = [0] if first == 0 else range(len(words) - 4, first - 1, -1)
+    for start in starts:
+        for m in _CITED_LIST.finditer(text):
+            names = _split_by_families(words[start:], re.findall(_FAMILY, m.group(1)))
+            if names:
+                return names
+    return []
+
+
+def _split_by_families(words: list[str], families: list[str]) -> list[str]:
+    names: list[str | None] = []
+    start = 0
+    for family in families:
+        end = next((k for k in range(start + 1, min(start + 4, len(words)))
+                    if words[k] == family), None)
+        if end is None:
+            return []
+        names.append(_person(" ".join(words[start:end + 1])))
+        start = end + 1
+    if len(names) >= 2 and start == len(words) and all(names):
+        return [n for n in names if n]
     return []
 
 
