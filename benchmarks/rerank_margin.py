@@ -33,6 +33,7 @@ from citeloom.eval.pdfqa import TOP_K, bootstrap, pages_overlap
 from citeloom.eval.pdfqa_set import SETS as CORPORA
 from citeloom.eval.pdfqa_set import load_devset
 from citeloom.eval.scifact import default_data_dir, load_scifact, ndcg_at_k
+from citeloom.search.ranking import RERANK_MARGIN
 from citeloom.service.api import QueryRequest
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -68,8 +69,9 @@ def collect_pdf(app: Any, name: str, project: str, qfile: str | None,
         res, v = ask(app, QueryRequest(project, q.question, top_k=TOP_K, rerank=2))
         right = [int(h.source_path == source and pages_overlap(h.page_start, h.page_end,
                                                                 q.pages)) for h in res.hits]
+        same = len(res.hits) > 1 and res.hits[0].doc_id == res.hits[1].doc_id
         rows.append({"id": q.id, "half": q.half, "kind": q.kind, "right": right,
-                     "v": v})
+                     "v": v, "same": same})
     return rows
 
 
@@ -91,14 +93,19 @@ def collect_scifact(app: Any, project: str, questions: bool = False) -> list[dic
     return rows
 
 
-def swapped(row: dict[str, Any], margin: float) -> bool:
+def swapped(row: dict[str, Any], margin: float, other: float | None = None) -> bool:
+    """Whether the first two swap: by ``margin``, or, with ``other``, by ``margin`` for two
+    pages of one paper and by ``other`` for two papers (a SciFact row is always two
+    papers)."""
     v = row["v"]
+    if other is not None and not row.get("same", False):
+        margin = other
     return len(v) == 2 and v[1] - v[0] > margin
 
 
-def score(row: dict[str, Any], margin: float) -> float:
+def score(row: dict[str, Any], margin: float, other: float | None = None) -> float:
     """page@1 (a PDF set) or nDCG@10 (SciFact) after the rule."""
-    swap = swapped(row, margin)
+    swap = swapped(row, margin, other)
     if "docs" in row:
         docs = row["docs"]
         docs = [docs[1], docs[0], *docs[2:]] if swap else docs
@@ -128,6 +135,26 @@ def report(path: Path, halves: list[str]) -> list[str]:
         label = "no swap (default)" if m == math.inf else (
             "0 (the product's depth 2)" if m == 0 else f"{m:g}")
         lines.append(f"| {label} | " + " | ".join(cells[m]) + " |")
+    if not any("same" in r for rows in data["sets"].values() for r in rows):
+        return lines
+    # Against today's default (margin 3 for every pair): a same-paper margin m with margin 3
+    # across papers, and the reverse (m across papers, 3 within one), each paired.
+    lines += ["", "| rule, against margin 3 for every pair | " + " | ".join(
+        f"{s} {h}" for s in data["sets"] for h in halves) + " |",
+        "|---|" + "---|" * (len(data["sets"]) * len(halves))]
+    for m in (0.0, 1.0, 2.0):
+        for label, (a, b) in ((f"same paper {m:g}, two papers 3", (m, RERANK_MARGIN)),
+                              (f"two papers {m:g}, same paper 3", (RERANK_MARGIN, m))):
+            cells_m = []
+            for rows in data["sets"].values():
+                for h in halves:
+                    part = [r for r in rows if h == "all" or r["half"] == h]
+                    base = [score(r, RERANK_MARGIN) for r in part]
+                    vals = [score(r, a, b) for r in part]
+                    d, lo, hi = bootstrap(vals, base)
+                    moved = sum(swapped(r, a, b) != swapped(r, RERANK_MARGIN) for r in part)
+                    cells_m.append(f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}] {moved} ch")
+            lines.append(f"| {label} | " + " | ".join(cells_m) + " |")
     return lines
 
 
