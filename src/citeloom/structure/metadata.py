@@ -192,6 +192,8 @@ def _year_ok(year: int) -> bool:
 _HEADER_END = re.compile(r"^(?:abstract|summary|contents|table of contents|keywords|"
                          r"key words|(?:1\.?\s+|i\.\s+)?introduction|1\.?\s+[A-Z])\b",
                          re.IGNORECASE)
+# The same, inside a line: page 1 given as one item ("<title> <names> Abstract This ...").
+_ABSTRACT_IN_LINE = re.compile(r"\s(?:Abstract|ABSTRACT|Summary|Keywords)\b")
 _EMAIL = re.compile(r"\S+@\S+")
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
           r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
@@ -281,7 +283,7 @@ def _header(first_page: list[str], title: str) -> list[str]:
                   if tfold and _fold(ln).startswith(tfold)), None)
     lines = first_page[:16] if start is None else first_page[start:start + 16]
     if start is None and lines:  # no title found, page 1 as one item: what precedes Abstract
-        head = re.split(r"\s(?:Abstract|ABSTRACT)\s", lines[0][:800], maxsplit=1)
+        head = _ABSTRACT_IN_LINE.split(lines[0][:800], maxsplit=1)
         if len(head) == 2:
             return [head[0].strip()]
     out = []
@@ -294,7 +296,7 @@ def _header(first_page: list[str], title: str) -> list[str]:
             line = line[len(title):].strip() if len(line) > len(title) else ""
             # The whole first page as one item ("<title> <names> Abstract This ..."): the
             # header is what comes before the abstract.
-            head = re.split(r"\s(?:Abstract|ABSTRACT|Summary|Keywords)\b", line, maxsplit=1)
+            head = _ABSTRACT_IN_LINE.split(line, maxsplit=1)
             if len(head) == 2:
                 return [*out, head[0].strip()][:12] if head[0].strip() else out[:12]
         elif len(line) > 12 and folded in tfold:
@@ -433,9 +435,12 @@ def _run_by_citation(line: str, text: str) -> list[str]:
     while first > 0 and _NAME_WORD.match(words[first - 1]):
         first -= 1
     starts = [0] if first == 0 else range(len(words) - 4, first - 1, -1)
+    if not starts:
+        return []
+    cited = [re.findall(_FAMILY, m.group(1)) for m in _CITED_LIST.finditer(text)]
     for start in starts:
-        for m in _CITED_LIST.finditer(text):
-            names = _split_by_families(words[start:], re.findall(_FAMILY, m.group(1)))
+        for families in cited:
+            names = _split_by_families(words[start:], families)
             if names:
                 return names
     return []
