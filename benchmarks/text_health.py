@@ -383,8 +383,9 @@ def pick(folder: Path, n: int, seed: int) -> list[Path]:
     return sorted(random.Random(seed).sample(pdfs, n))
 
 
-def tree_rss_mb(pid: int) -> tuple[float, float, int]:
-    """RSS of a process and all its descendants: total MB, largest one's MB, processes."""
+def tree_rss_mb(pid: int) -> tuple[float, float, int, float]:
+    """RSS of a process and all its descendants: total MB, largest one's MB, processes, and
+    the root process's own MB (the ingest's parent)."""
     try:
         import psutil
     except ImportError:
@@ -394,7 +395,7 @@ def tree_rss_mb(pid: int) -> tuple[float, float, int]:
             root = psutil.Process(pid)
             procs = [root, *root.children(recursive=True)]
         except psutil.Error:
-            return 0.0, 0.0, 0
+            return 0.0, 0.0, 0, 0.0
         sizes = []
         for p in procs:
             with contextlib.suppress(psutil.Error):
@@ -403,7 +404,7 @@ def tree_rss_mb(pid: int) -> tuple[float, float, int]:
         from citeloom.system import process_tree, rss_mb
 
         sizes = [rss_mb(p) for p in process_tree(pid)]
-    return sum(sizes), max(sizes, default=0.0), len(sizes)
+    return sum(sizes), max(sizes, default=0.0), len(sizes), (sizes[0] if sizes else 0.0)
 
 
 class Sampler(threading.Thread):
@@ -414,25 +415,25 @@ class Sampler(threading.Thread):
         self.pid, self.interval = pid, interval
         self.peak_total = self.peak_one = 0.0
         self.peak_procs = self.samples = 0
-        self.series: list[tuple[float, int]] = []  # (seconds since start, tree MB)
+        self.series: list[tuple[float, int, int]] = []  # (s since start, tree MB, parent MB)
         self.stop = threading.Event()
 
     def run(self) -> None:
         started = time.monotonic()
         while not self.stop.is_set():
-            total, one, procs = tree_rss_mb(self.pid)
+            total, one, procs, parent = tree_rss_mb(self.pid)
             self.peak_total, self.peak_one = max(self.peak_total, total), max(self.peak_one, one)
             self.peak_procs = max(self.peak_procs, procs)
             self.samples += 1
-            self.series.append((round(time.monotonic() - started, 1), round(total)))
+            self.series.append((round(time.monotonic() - started, 1), round(total), round(parent)))
             self.stop.wait(self.interval)
 
     def halves(self) -> tuple[int, int]:
         """The peak tree RSS of the first and of the second half of the run (MB): flat
         memory has the second no higher than the first."""
         mid = len(self.series) // 2
-        first = max((mb for _, mb in self.series[:mid]), default=0)
-        return first, max((mb for _, mb in self.series[mid:]), default=0)
+        first = max((row[1] for row in self.series[:mid]), default=0)
+        return first, max((row[1] for row in self.series[mid:]), default=0)
 
 
 def ingest_summary(report: dict[str, Any]) -> dict[str, Any]:
@@ -458,7 +459,11 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
     files = [f.resolve() for f in pick(args.folder, args.n, args.seed)]  # cwd: a temp dir
     if not files:
         raise SystemExit(f"no PDF under {args.folder}")
-    work = Path(tempfile.mkdtemp(prefix="citeloom-text-health-"))
+    if args.work_dir:  # a kept run's folder: its conversion cache serves this run
+        work = args.work_dir.resolve()
+        work.mkdir(parents=True, exist_ok=True)
+    else:
+        work = Path(tempfile.mkdtemp(prefix="citeloom-text-health-"))
     (work / "citeloom.toml").write_text("")  # found first: no configuration applies
     env = {**os.environ, "CITELOOM_DATA_DIR": str(work / "data"),
            "CITELOOM_MODELS_DIR": str(args.models_dir), "CITELOOM_CONFIG": "",
@@ -498,6 +503,7 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
                    "crash": not hung and rc not in (0, 3),
                    "peak_rss_tree_mb": round(sampler.peak_total),
                    "peak_rss_process_mb": round(sampler.peak_one),
+                   "peak_rss_parent_mb": max((row[2] for row in sampler.series), default=0),
                    "peak_processes": sampler.peak_procs, "rss_samples": sampler.samples,
                    "peak_rss_tree_mb_halves": sampler.halves(), "rss_series": sampler.series,
                    "load_after": _load()})
@@ -514,7 +520,7 @@ def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
         result["error"] = report.get("error") if isinstance(report, dict) else None
         result["stdout_tail"] = text[-2000:]
     result["stderr_tail"] = stderr.read_text(errors="replace")[-3000:]
-    if args.keep:
+    if args.keep or args.work_dir:
         result["work_dir"] = str(work)
     else:
         shutil.rmtree(work, ignore_errors=True)
@@ -577,6 +583,9 @@ def main(argv: list[str] | None = None) -> int:
     in_.add_argument("--workers", type=int, help="passed as ingest --workers (default: its own)")
     in_.add_argument("--sample-s", type=float, default=2.0, help="RSS sampling interval")
     in_.add_argument("--keep", action="store_true", help="keep the temporary data dir")
+    in_.add_argument("--work-dir", type=Path,
+                     help="use (and keep) this folder for the data dir, e.g. a kept run's, "
+                          "whose conversion cache then serves the run; pick a new --project")
     for p in (co, in_):
         p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON of results")
         p.add_argument("--models-dir", type=Path, default=None,

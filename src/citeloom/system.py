@@ -267,6 +267,38 @@ def worn(pid: int, documents: int, max_documents: int, max_rss_mb: float) -> boo
     return documents >= max_documents or rss_mb(pid) > max_rss_mb
 
 
+#: A document of this many pages or more is converted by a worker that has converted nothing
+#: yet: a worker that is already grown by its earlier documents and then reads a long one
+#: held 1.9 GB, the same document in a fresh worker 0.9 GB (docs/DECISIONS.md "Bounded
+#: memory").
+LONG_DOCUMENT_PAGES = 100
+
+
+def long_document(path: Path | None) -> bool:
+    """Whether a file is a PDF of :data:`LONG_DOCUMENT_PAGES` pages or more."""
+    return (path is not None and path.suffix.lower() == ".pdf"
+            and pdf_pages(path) >= LONG_DOCUMENT_PAGES)
+
+
+def trim_heap() -> None:
+    """Give the heap's free pages back to the system (glibc ``malloc_trim``): what a long
+    document or an index optimize allocated and freed stays resident otherwise. A no-op
+    where there is no glibc."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        try:
+            import ctypes
+
+            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _malloc_trim = False
+    if _malloc_trim:
+        _malloc_trim(0)
+
+
+_malloc_trim: Any = None
+
+
 # glibc gives each thread that allocates its own heap ("arena", up to 8 per core); Docling's
 # and ONNX Runtime's threads each leave theirs fragmented after a long document. Two arenas:
 # a conversion worker over 40 TeX Live PDFs peaked at 1,010 MB instead of 1,495 MB, at the

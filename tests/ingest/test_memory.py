@@ -125,3 +125,78 @@ def test_the_limits_are_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     config.write_text("[defaults]\nworker_max_documents = 0\n")
     with pytest.raises(ConfigError, match="worker_max_documents"):
         load_settings(config)
+
+
+LONG = FIXTURE_PDFS / "cermine__example2.pdf"  # 10 pages
+SHORT = [FIXTURE_PDFS / "docling__2305.03393v1-pg9.pdf", FIXTURE_PDFS / "cermine__test1.pdf"]
+
+
+def test_a_long_document_starts_on_a_fresh_worker(make_settings,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker grown by its earlier documents does not also take a long one: the long
+    one goes to a fresh process (issue #32: the tree's peak was a grown worker reading a
+    190-page document)."""
+    monkeypatch.setattr("citeloom.system.LONG_DOCUMENT_PAGES", 10)
+    app = CiteLoom(make_settings())
+    try:
+        worker = app.runtime.models.worker(ProjectConfig(name="m"))
+        worker.convert(SHORT[0])
+        pid = worker._proc.pid
+        worker.convert(SHORT[1])  # short: the same process goes on
+        assert worker._proc.pid == pid and worker.documents == 2 and worker.replaced == 0
+        assert _text(worker.convert(LONG))
+        assert worker._proc.pid != pid and worker.replaced == 1 and worker.documents == 1
+        worker.stop()
+        worker.convert(LONG)  # on a fresh worker: nobody is let go for it
+        assert worker.replaced == 1
+    finally:
+        app.close()
+
+
+def test_a_pool_gives_a_long_document_a_fresh_worker(make_settings, started_pools: list[Pool],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("citeloom.system.LONG_DOCUMENT_PAGES", 10)
+    app = CiteLoom(make_settings())  # default limits: 20 documents, 1,200 MB
+    try:
+        report = app.ingest([*SHORT, LONG], "m", workers=2)  # the long one third
+    finally:
+        app.close()
+    assert report.count("indexed") == 3, report.to_dict()
+    assert started_pools[0].replaced == 1  # the worker that took it had done one already
+
+
+def test_a_long_ingest_optimizes_as_it_writes_and_answers_alike(
+        make_settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Edge writer optimizes every ``optimize_every`` points, so the segment it holds in
+    memory stays small; the index answers as one written in a single run does."""
+    from citeloom.index.edge import EdgeIndex
+    from citeloom.service.api import QueryRequest
+    from citeloom.sources import TextDoc, TextSource
+
+    topics = ["wash water temperature for cloth masks", "hand hygiene on hospital wards",
+              "dementia risk after stressful life events", "table structure recognition",
+              "sparse matrices in R", "error correction model for consumption",
+              "Bayesian hierarchical models of reading times", "OCR of scanned theses"]
+    docs = [TextDoc(f"d{i}", f"Paper {i}", f"This paper is about {t}. " * 3 +
+                    f"We measured {t} in {i + 2} studies and report the effect sizes.")
+            for i, t in enumerate(topics)]
+    calls: list[str] = []
+    optimize = EdgeIndex.optimize
+    monkeypatch.setattr(EdgeIndex, "optimize",
+                        lambda self: (calls.append(self.project), optimize(self))[1])
+    monkeypatch.setattr(TextSource, "flush_points", 1)  # a write per document
+    app = CiteLoom(make_settings())
+    try:
+        app.index_texts("whole", docs)
+        monkeypatch.setattr(EdgeIndex, "optimize_every", 2)
+        app.index_texts("rolled", docs)
+        assert calls.count("whole") == 1  # once, at the end
+        assert calls.count("rolled") >= 4  # every two documents, and at the end
+        for question in ("How hot should the water be to wash masks?",
+                         "consumption function", "reading times"):
+            got = {name: [(h.doc_id, h.chunk_id) for h in
+                          app.query(QueryRequest(name, question, top_k=5)).hits]
+                   for name in ("whole", "rolled")}
+            assert got["whole"] and got["whole"] == got["rolled"]
+    finally:
+        app.close()

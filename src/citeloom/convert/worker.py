@@ -22,7 +22,7 @@ from typing import Any
 
 from citeloom.config import WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB, ProjectConfig
 from citeloom.errors import CiteLoomError, ConfigError, ConversionFailed, UnreadableInput
-from citeloom.system import peak_rss_mb, worker_context, worn
+from citeloom.system import long_document, peak_rss_mb, trim_heap, worker_context, worn
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,8 @@ def _serve(conn: Connection, options: ConvertOptions) -> None:
             conn.send(("error", (exc.reason, exc.hint)))
         except Exception as exc:  # reported for this document; the worker lives on
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        doc = None
+        trim_heap()  # what the document left allocated and freed goes back
 
 
 class ConversionWorker:
@@ -139,6 +141,9 @@ class ConversionWorker:
         """The converted document as gzipped DoclingDocument JSON; killed after ``timeout_s``
         (default: the worker's ``timeout_s``)."""
         timeout_s = self.timeout_s if timeout_s is None else timeout_s
+        if self._proc is not None and self.documents and long_document(path):
+            self.stop()  # a long document starts on a fresh worker
+            self.replaced += 1
         if self._proc is None or not self._proc.is_alive():
             self._start()
         assert self._conn is not None

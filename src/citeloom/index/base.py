@@ -179,6 +179,9 @@ class Index(ABC):
     generation: str
     #: Open in one process at a time (Edge): a long-lived process lets go of it when idle.
     exclusive: bool = False
+    #: A long ingest optimizes after this many points written (Edge: the segment being
+    #: written is held in memory until then); None: never in between (a server's own).
+    optimize_every: int | None = None
 
     @abstractmethod
     def lock(self) -> ModelLock | None:

@@ -27,6 +27,7 @@ temp dir, read-only (``space.scratch_copy``): queries keep answering; writes rai
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -74,6 +75,14 @@ from citeloom.index.proclock import Lease, claimed
 _log = logging.getLogger(__name__)
 
 LOCK_FILE = "model_lock.json"
+#: The largest segment an optimize makes (KB of vectors; about 20,000 passages of bge-small):
+#: each optimize then rewrites at most that much, not the whole index.
+MAX_SEGMENT_KB: int | None = 30_000
+COLD = True  # (False and no cap: the layout before session 20, for benchmarks/)
+#: Points written between two optimizes of a long ingest: the segment being written keeps
+#: its vectors' and payload indexes' working copies in memory until it is optimized
+#: (docs/DECISIONS.md "Bounded memory": the writer's own memory).
+OPTIMIZE_EVERY = 8000
 CURRENT = "CURRENT"
 
 
@@ -134,11 +143,25 @@ class EdgeIndex(Index):
         self._shard: Any = None
         self._scratch: Path | None = None  # a read-only copy, opened on a full disk
         self._loading = threading.Lock()  # one EdgeShard.load at a time, even across threads
+        self._capped: bool | None = None  # its segments have a size cap (optimize_every)
         # Held from the first use (or creation) of the shard until close().
         self._lease = Lease(root.parent, project, generation, wait_s)
 
     def lock(self) -> ModelLock | None:
         return read_model_lock(self.root / LOCK_FILE, self.project)
+
+    @property
+    def optimize_every(self) -> int | None:  # type: ignore[override]
+        """:data:`OPTIMIZE_EVERY` for a generation whose segments are capped in size (made
+        since session 20); an older one merges all it holds on each optimize, so a long
+        ingest optimizes it once, at the end, as before."""
+        if self._capped is None:
+            try:
+                config = json.loads((self.shard_dir / "edge_config.json").read_text("utf-8"))
+                self._capped = bool((config.get("optimizers") or {}).get("max_segment_size"))
+            except (OSError, ValueError, AttributeError):
+                return None  # not created yet, or unreadable: loading it will say so
+        return OPTIMIZE_EVERY if self._capped else None
 
     def _edge(self) -> contextlib.AbstractContextManager[None]:
         """Edge's errors as CiteLoom's (INDEX_DAMAGED, DISK_FULL): see edgefaults.py."""
@@ -232,19 +255,27 @@ class EdgeIndex(Index):
         self.root.mkdir(parents=True, exist_ok=True)
         quant = (q.ScalarQuantizationConfig(type=q.ScalarType.Int8, quantile=0.99)
                  if params.quantization == "int8" else None)
+        # Every part memory-mapped and read as needed, segments capped in size: a long
+        # ingest's writer, which optimizes every OPTIMIZE_EVERY points, stays bounded
+        # (docs/DECISIONS.md "Bounded memory": the writer's own memory).
+        cold = q.Memory.Cold if COLD else None
         config = q.EdgeConfig(
             vectors={"dense": q.EdgeVectorParams(size=lock.dense_dim, distance=q.Distance.Cosine,
-                                                 quantization_config=quant)},
-            sparse_vectors={"sparse": q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+                                                 quantization_config=quant, memory=cold)},
+            sparse_vectors={"sparse": q.EdgeSparseVectorParams(modifier=q.Modifier.Idf,
+                                                               memory=cold)},
             hnsw_config=q.HnswIndexConfig(m=params.hnsw_m, ef_construct=params.hnsw_ef_construct,
-                                          full_scan_threshold=10_000),
+                                          full_scan_threshold=10_000, memory=cold),
+            optimizers=q.EdgeOptimizersConfig(max_segment_size=MAX_SEGMENT_KB)
+            if MAX_SEGMENT_KB else None,
         )
         space.require(self.root, space.BYTES_PER_CHUNK, f"a new index for {self.project!r}")
         if self.shard_dir.exists():  # created before, but the lock was never written
             shutil.rmtree(self.shard_dir)
+        text = q.TextIndexParams(memory=cold) if COLD else q.PayloadSchemaType.Text
         schema = ([(n, q.PayloadSchemaType.Keyword) for n in KEYWORD_FIELDS]
                   + [(n, q.PayloadSchemaType.Integer) for n in INTEGER_FIELDS]
-                  + [(n, q.PayloadSchemaType.Text) for n in TEXT_FIELDS])
+                  + [(n, text) for n in TEXT_FIELDS])
         with self._edge():
             self._shard = q.EdgeShard.create(str(self.shard_dir), config)
             for name, kind in schema:

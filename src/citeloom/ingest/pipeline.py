@@ -66,6 +66,7 @@ class Pipeline:
         self.catalog_writes = catalog_writes
         self.records: list[DocRecord] = []
         self._pending: list[tuple[Job, FileResult, list[PointData], DocRecord | None]] = []
+        self._unoptimized = 0  # points written since the last optimize
 
     def run(self, source: Source, *, progress: ProgressFn | None = None,
             optimize: bool = True, started_by: str = "api") -> IngestReport:
@@ -351,6 +352,13 @@ class Pipeline:
                                 result.status = "replaced"
                     elif record is not None:
                         self.records.append(record)
+        self._unoptimized += len(points)
+        every = self.index.optimize_every
+        if every and self._unoptimized >= every:  # a long run: memory stays bounded
+            with self.rt.projects.swap:
+                self._optimize()
+            self._unoptimized = 0
+        space.trim_heap()
         for job, result, _, _ in pending:  # outside the lock: a progress callback may cancel
             result.seconds = round(time.perf_counter() - job.started, 3)
             self._emit(result)

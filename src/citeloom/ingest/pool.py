@@ -30,7 +30,7 @@ from citeloom.errors import ConversionFailed
 from citeloom.ingest.executor import Executor, Job, Outcome
 from citeloom.ingest.tasks import Done, Task, finish, to_task
 from citeloom.report import FileResult
-from citeloom.system import peak_rss_mb, worker_context, worn
+from citeloom.system import long_document, peak_rss_mb, trim_heap, worker_context, worn
 
 if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
@@ -96,7 +96,10 @@ def _serve(conn: Connection, models_dir: str, threads: int, cache_dir: str) -> N
         if message is None:
             return
         task, project = message
-        conn.send(run_task(task, project, side))
+        done = run_task(task, project, side)
+        conn.send(done)
+        del done
+        trim_heap()  # what the document left allocated and freed goes back
 
 
 @dataclass
@@ -207,6 +210,10 @@ class Pool(Executor):
                 yield job, ConversionFailed(f"{job.unit.label}: {exc}",
                                             "check the file, then ingest again")
                 continue
+            if slot is not None and slot.documents and long_document(job.unit.path):
+                self._stop(slot)  # a long document starts on a fresh worker
+                self.replaced += 1
+                slot = None
             yield from self._send(slot or self._start(), task, job, project)
 
     def _send(self, slot: _Slot, task: Task, job: Job, project: ProjectConfig
