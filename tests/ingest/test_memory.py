@@ -165,21 +165,27 @@ def test_a_pool_gives_a_long_document_a_fresh_worker(make_settings, started_pool
     assert started_pools[0].replaced == 1  # the worker that took it had done one already
 
 
+def _papers() -> list:  # type: ignore[type-arg]
+    from citeloom.sources import TextDoc
+
+    topics = ["wash water temperature for cloth masks", "hand hygiene on hospital wards",
+              "dementia risk after stressful life events", "table structure recognition",
+              "sparse matrices in R", "error correction model for consumption",
+              "Bayesian hierarchical models of reading times", "OCR of scanned theses"]
+    return [TextDoc(f"d{i}", f"Paper {i}", f"This paper is about {t}. " * 3 +
+                    f"We measured {t} in {i + 2} studies and report the effect sizes.")
+            for i, t in enumerate(topics)]
+
+
 def test_a_long_ingest_optimizes_as_it_writes_and_answers_alike(
         make_settings, monkeypatch: pytest.MonkeyPatch) -> None:
     """The Edge writer optimizes every ``optimize_every`` points, so the segment it holds in
     memory stays small; the index answers as one written in a single run does."""
     from citeloom.index.edge import EdgeIndex
     from citeloom.service.api import QueryRequest
-    from citeloom.sources import TextDoc, TextSource
+    from citeloom.sources import TextSource
 
-    topics = ["wash water temperature for cloth masks", "hand hygiene on hospital wards",
-              "dementia risk after stressful life events", "table structure recognition",
-              "sparse matrices in R", "error correction model for consumption",
-              "Bayesian hierarchical models of reading times", "OCR of scanned theses"]
-    docs = [TextDoc(f"d{i}", f"Paper {i}", f"This paper is about {t}. " * 3 +
-                    f"We measured {t} in {i + 2} studies and report the effect sizes.")
-            for i, t in enumerate(topics)]
+    docs = _papers()
     calls: list[str] = []
     optimize = EdgeIndex.optimize
     monkeypatch.setattr(EdgeIndex, "optimize",
@@ -200,3 +206,32 @@ def test_a_long_ingest_optimizes_as_it_writes_and_answers_alike(
             assert got["whole"] and got["whole"] == got["rolled"]
     finally:
         app.close()
+
+
+def test_an_optimize_without_room_is_left_for_later_and_said_once(
+        make_settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long run whose optimizes find the disk short writes every document and warns once,
+    with the command that optimizes later."""
+    from citeloom import system
+    from citeloom.errors import DiskFull
+    from citeloom.index.edge import EdgeIndex
+    from citeloom.sources import TextSource
+
+    require = system.require
+
+    def short_for_optimizing(path, need, what, margin=system.WRITE_MARGIN):  # type: ignore[no-untyped-def]
+        if what.startswith("optimizing"):
+            raise DiskFull(f"{path}: 1 MB free, {what} needs more")
+        return require(path, need, what, margin)
+
+    monkeypatch.setattr(system, "require", short_for_optimizing)
+    monkeypatch.setattr(EdgeIndex, "optimize_every", 2)
+    monkeypatch.setattr(TextSource, "flush_points", 1)
+    app = CiteLoom(make_settings())
+    try:
+        report = app.index_texts("short", _papers())
+    finally:
+        app.close()
+    assert report.count("indexed") == len(_papers())
+    full = [w for w in report.warnings if w["code"] == "DISK_FULL"]
+    assert len(full) == 1 and "citeloom optimize -p short" in full[0]["hint"]

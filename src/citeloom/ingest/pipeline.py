@@ -67,6 +67,7 @@ class Pipeline:
         self.records: list[DocRecord] = []
         self._pending: list[tuple[Job, FileResult, list[PointData], DocRecord | None]] = []
         self._unoptimized = 0  # points written since the last optimize
+        self._no_room = False  # an optimize found no room: said once
 
     def run(self, source: Source, *, progress: ProgressFn | None = None,
             optimize: bool = True, started_by: str = "api") -> IngestReport:
@@ -170,7 +171,8 @@ class Pipeline:
 
     def _optimize(self) -> None:
         """Optimize, when there is room: it rewrites segments, so it may need as much space
-        again as the index holds. Without the room it is left for later, with a warning."""
+        again as the index holds. Without the room it is left for later, with a warning
+        (one a run: a long run's optimizes on the way are skipped after it)."""
         folder = self.rt.settings.index_dir / self.project.name
         need = space.allocated_bytes(folder) if folder.is_dir() else 0
         try:
@@ -178,7 +180,9 @@ class Pipeline:
         except DiskFull as exc:
             exc.hint = (f"the index is complete; run `citeloom optimize -p "
                         f"{self.project.name}` once there is room")
-            self._report.warnings.append(exc.to_dict())
+            if not self._no_room:
+                self._report.warnings.append(exc.to_dict())
+            self._no_room = True
             return
         self.index.optimize()
 
@@ -354,7 +358,7 @@ class Pipeline:
                         self.records.append(record)
         self._unoptimized += len(points)
         every = self.index.optimize_every
-        if every and self._unoptimized >= every:  # a long run: memory stays bounded
+        if every and self._unoptimized >= every and not self._no_room:  # memory bounded
             with self.rt.projects.swap:
                 self._optimize()
             self._unoptimized = 0
