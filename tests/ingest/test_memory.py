@@ -218,9 +218,11 @@ def test_an_optimize_without_room_is_left_for_later_and_said_once(
     from citeloom.sources import TextSource
 
     require = system.require
+    asked: list[str] = []
 
     def short_for_optimizing(path, need, what, margin=system.WRITE_MARGIN):  # type: ignore[no-untyped-def]
         if what.startswith("optimizing"):
+            asked.append(what)
             raise DiskFull(f"{path}: 1 MB free, {what} needs more")
         return require(path, need, what, margin)
 
@@ -235,3 +237,26 @@ def test_an_optimize_without_room_is_left_for_later_and_said_once(
     assert report.count("indexed") == len(_papers())
     full = [w for w in report.warnings if w["code"] == "DISK_FULL"]
     assert len(full) == 1 and "citeloom optimize -p short" in full[0]["hint"]
+    assert len(asked) == 2  # the first on the way (then no more on the way), and the last
+
+
+def test_a_new_generation_is_optimized_on_the_way_and_an_old_one_at_the_end(
+        tmp_path: Path) -> None:
+    """Only a generation with capped segments (made since session 20) is optimized while a
+    long ingest writes it; one made before (its shard's config without optimizers) merges
+    all it holds on each optimize, so it is optimized once, at the end."""
+    from citeloom.index.base import ModelLock
+    from citeloom.index.edge import OPTIMIZE_EVERY, EdgeStore
+
+    store = EdgeStore(tmp_path / "indexes")
+    index = store.open("p", create=True)
+    assert index.optimize_every is None  # nothing created yet
+    index.ensure(ModelLock("BAAI/bge-small-en-v1.5", 384, "Qdrant/bm25", 256))
+    assert index.optimize_every == OPTIMIZE_EVERY
+    store.close()
+    config = tmp_path / "indexes" / "p" / "g0001" / "shard" / "edge_config.json"
+    saved = json.loads(config.read_text())
+    assert saved["optimizers"]["max_segment_size"] and saved["vectors"]["dense"]["memory"]
+    del saved["optimizers"]  # as a generation made before the cap
+    config.write_text(json.dumps(saved))
+    assert EdgeStore(tmp_path / "indexes").open("p").optimize_every is None

@@ -84,7 +84,7 @@ class ConversionWorker:
         self.start_timeout_s = start_timeout_s
         self.max_documents, self.max_rss_mb = max_documents, max_rss_mb
         self.documents = 0  # converted by the process now running
-        self.replaced = 0  # processes let go for their age or memory
+        self.replaced = 0  # processes let go for their age or memory, or before a long document
         self.peak_rss_mb = 0.0  # the largest any of its processes reached
         self._proc: Any = None
         self._conn: Connection | None = None

@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 ProgressFn = Callable[[str, FileResult | None], None]
 MARK = "INGESTING"  # beside the catalog while a run writes; left behind by a killed one
+#: The most points an optimize on the way rewrites: one capped segment (Edge's
+#: ``MAX_SEGMENT_KB``, about 20,000 passages), for the room it needs.
+MID_RUN_POINTS = 20_000
 _log = logging.getLogger(__name__)
 
 
@@ -169,12 +172,15 @@ class Pipeline:
         return type(exc)(f"{exc.message} — stopped there: {done} document(s) of this run "
                          f"indexed whole before it, nothing half-written{log}", exc.hint)
 
-    def _optimize(self) -> None:
+    def _optimize(self, *, mid_run: bool = False) -> None:
         """Optimize, when there is room: it rewrites segments, so it may need as much space
-        again as the index holds. Without the room it is left for later, with a warning
-        (one a run: a long run's optimizes on the way are skipped after it)."""
+        again as the index holds (an optimize on the way, of a generation with capped
+        segments, rewrites at most about two segments' worth). Without the room it is left
+        for later, with a warning (one a run: a long run's optimizes on the way stop)."""
         folder = self.rt.settings.index_dir / self.project.name
         need = space.allocated_bytes(folder) if folder.is_dir() else 0
+        if mid_run:
+            need = min(need, 2 * MID_RUN_POINTS * space.BYTES_PER_CHUNK)
         try:
             space.require(folder, need, f"optimizing project {self.project.name!r}")
         except DiskFull as exc:
@@ -356,16 +362,17 @@ class Pipeline:
                                 result.status = "replaced"
                     elif record is not None:
                         self.records.append(record)
-        self._unoptimized += len(points)
-        every = self.index.optimize_every
-        if every and self._unoptimized >= every and not self._no_room:  # memory bounded
-            with self.rt.projects.swap:
-                self._optimize()
-            self._unoptimized = 0
-        space.trim_heap()
         for job, result, _, _ in pending:  # outside the lock: a progress callback may cancel
             result.seconds = round(time.perf_counter() - job.started, 3)
             self._emit(result)
+        self._unoptimized += len(points)
+        every = self.index.optimize_every
+        if every and self._unoptimized >= every and not self._no_room:  # memory bounded
+            # A reindex's generation is read by nobody yet: no query need wait for it.
+            with self.rt.projects.swap if self.catalog_writes else contextlib.nullcontext():
+                self._optimize(mid_run=True)
+            self._unoptimized = 0
+        space.trim_heap()
 
 
 def make_executor(rt: Runtime, workers: int | None = None, ray: str | None = None

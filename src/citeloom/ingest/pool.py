@@ -122,7 +122,7 @@ class Pool(Executor):
         self.threads = threads_per_worker(workers, rt.settings.threads)
         self.name = f"{workers} worker processes ({self.threads} threads each)"
         self.peak_rss_mb: float = 0.0  # the largest worker's, for the benchmark
-        self.replaced = 0  # workers let go for their age or memory (a fresh one follows)
+        self.replaced = 0  # workers let go for their age or memory, or before a long document
         self.seconds: dict[str, float] = {}  # workers' time converting, preparing in all
         self._slots: list[_Slot] = []
         self._more, self._keys = True, 0  # jobs left to take; tasks sent
@@ -210,7 +210,8 @@ class Pool(Executor):
                 yield job, ConversionFailed(f"{job.unit.label}: {exc}",
                                             "check the file, then ingest again")
                 continue
-            if slot is not None and slot.documents and long_document(job.unit.path):
+            if (slot is not None and slot.documents and task.cached is None
+                    and long_document(job.unit.path)):
                 self._stop(slot)  # a long document starts on a fresh worker
                 self.replaced += 1
                 slot = None
