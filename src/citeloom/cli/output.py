@@ -27,6 +27,13 @@ def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[:n - 1].rstrip() + "…"
 
 
+#: What the default (compact) output of five hits may print, headers included (issue #28:
+#: it fits a terminal); each hit past five may add a fifth of it. The snippets share what
+#: the other lines leave, each at most ``payload.SNIPPET_CHARS`` and at least MIN_SNIPPET.
+TERMINAL_CHARS = 2500
+MIN_SNIPPET = 120
+
+
 def print_hits(header: str, hits: list[Any], show_project: bool = False,
                answer: dict[str, Any] | None = None, full: bool = False,
                console: Any = None) -> None:
@@ -38,21 +45,24 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
     ``console``: where to print (the terminal's by default)."""
     from rich.text import Text
 
-    from citeloom.payload import snippet, term_spans
+    from citeloom.payload import SNIPPET_CHARS, snippet, term_spans
 
     query = "\n".join([answer.get("query", ""), *(answer.get("also") or [])]) if answer else ""
 
     console = console or plain_console()
-    console.print(Text(header, style="dim"))
+    lines = [Text(header, style="dim")]  # printed before the hits
     if answer is not None:
         meaning = answer["score"] if full else re.split(r"[:;(]", answer["score"])[0].strip()
-        console.print(Text(f"score: {meaning}", style="dim"))
+        lines.append(Text(f"score: {meaning}", style="dim"))
         for key, n in (answer.get("excluded") or {}).items():
-            console.print(Text(f"note: {n} document{'' if n == 1 else 's'} without {key} "
-                               "cannot match this filter", style="yellow"))
+            lines.append(Text(f"note: {n} document{'' if n == 1 else 's'} without {key} "
+                              "cannot match this filter", style="yellow"))
         if not hits and answer.get("reason"):
             why = answer["reason"]
-            console.print(Text(f"no hits: {why['message']} — {why['hint']}", style="yellow"))
+            lines.append(Text(f"no hits: {why['message']} — {why['hint']}", style="yellow"))
+    for line in lines:
+        console.print(line)
+    compact: list[tuple[Any, Text, Text | None]] = []  # each hit's two lines, then the text
     titled: set[str] = set()
     for h in hits:
         who = " · ".join(x for x in (h.byline, h.citekey) if x) or Path(h.source_path).name
@@ -67,7 +77,6 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
                                                                 else ""), style="magenta")
         if full:
             line.append(f" · score {h.score:.4f}", style="dim")
-        console.print(line)
         # A page hit's sections in reading order, each once (its parts may span two).
         sections = list(dict.fromkeys(x["section_path"] for x in h.parts if x["section_path"]))
         section = " | ".join(sections) or h.section_path
@@ -77,14 +86,9 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
             about = Text("   " + _clip(title, 50), style="bold") if title else Text("  ")
             if section:
                 about.append(" § " + _clip(section, 30), style="green")
-            if about.plain.strip():
-                console.print(about)
-            shown = snippet(h.text, query or None)
-            text = Text("   " + shown)
-            for start, end in term_spans(shown, query) if query else []:
-                text.stylize("bold yellow", start + 3, end + 3)
-            console.print(text)
+            compact.append((h, line, about if about.plain.strip() else None))
             continue
+        console.print(line)
         if h.title:
             console.print(Text("   " + h.title, style="bold"))
         if section:
@@ -96,6 +100,23 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
                       x["chunk_id"] for x in h.parts if x["chunk_id"] != h.chunk_id))
         console.print(Text(f"   {chunks}" + (f" · {h.zotero_link}" if h.zotero_link else ""),
                            style="dim"))
+    if not compact:
+        return
+    # The snippets share what the lines around them leave of TERMINAL_CHARS.
+    used = sum(len(t.plain) + 1 for t in lines) + sum(
+        len(line.plain) + 1 + (len(about.plain) + 1 if about else 0) + 4
+        for _, line, about in compact)
+    room = TERMINAL_CHARS * max(len(compact), 5) // 5 - used
+    budget = max(MIN_SNIPPET, min(SNIPPET_CHARS, room // len(compact)))
+    for h, line, about in compact:
+        console.print(line)
+        if about is not None:
+            console.print(about)
+        shown = snippet(h.text, query or None, budget)
+        text = Text("   " + shown)
+        for start, end in term_spans(shown, query) if query else []:
+            text.stylize("bold yellow", start + 3, end + 3)
+        console.print(text)
 
 
 def cmd_annotations(args: argparse.Namespace, settings: Any) -> int:
