@@ -153,16 +153,21 @@ def test_a_long_document_starts_on_a_fresh_worker(make_settings,
         app.close()
 
 
+@pytest.mark.own_cache  # the long document must really be converted
 def test_a_pool_gives_a_long_document_a_fresh_worker(make_settings, started_pools: list[Pool],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("citeloom.system.LONG_DOCUMENT_PAGES", 10)
     app = CiteLoom(make_settings())  # default limits: 20 documents, 1,200 MB
     try:
         report = app.ingest([*SHORT, LONG], "m", workers=2)  # the long one third
+        assert report.count("indexed") == 3, report.to_dict()
+        assert started_pools[0].replaced == 1  # the worker that took it had done one already
+        # Its conversion is cached now: a second project converts nothing, and no worker
+        # is let go for it.
+        again = app.ingest([*SHORT, LONG], "m2", workers=2)
+        assert again.count("indexed") == 3 and started_pools[1].replaced == 0
     finally:
         app.close()
-    assert report.count("indexed") == 3, report.to_dict()
-    assert started_pools[0].replaced == 1  # the worker that took it had done one already
 
 
 def _papers() -> list:  # type: ignore[type-arg]
