@@ -268,9 +268,9 @@ def worn(pid: int, documents: int, max_documents: int, max_rss_mb: float) -> boo
 
 
 #: A document of this many pages or more is converted by a worker that has converted nothing
-#: yet: a worker that is already grown by its earlier documents and then reads a long one
-#: held 1.9 GB, the same document in a fresh worker 0.9 GB (docs/DECISIONS.md "Bounded
-#: memory").
+#: yet: a 194-page manual peaks at 0.9 GB in a fresh worker, while the largest process of a
+#: 300-PDF run, whose grown workers took such documents, held 1.9 GB (docs/DECISIONS.md
+#: "Bounded memory, part two").
 LONG_DOCUMENT_PAGES = 100
 
 
