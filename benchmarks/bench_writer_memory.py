@@ -24,7 +24,6 @@ source's own vectors) are timed, a second round after a first that reads the fil
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import pickle
@@ -86,15 +85,12 @@ def dump(args: argparse.Namespace) -> None:
                      "projects": args.project}, f, protocol=5)
 
 
-def _trim() -> None:
-    ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
 def one(args: argparse.Namespace) -> None:
     """A single variant, in this (fresh) process; prints its JSON."""
     from citeloom.embed.encoders import Sparse
     from citeloom.index.base import IndexParams, ModelLock, PointData
     from citeloom.index.edge import EdgeStore
+    from citeloom.system import trim_heap
 
     with args.source.open("rb") as f:
         src = pickle.load(f)
@@ -132,17 +128,17 @@ def one(args: argparse.Namespace) -> None:
             written += 1
         index.upsert(batch)
         if trim:
-            _trim()
+            trim_heap()
         if next_opt is not None and written >= next_opt:
             index.optimize()
             if trim:
-                _trim()
+                trim_heap()
             next_opt += every_opt
         if next_reopen is not None and written >= next_reopen:
             store.close()  # the shard's maps and in-memory parts go; loaded again on use
             index = store.open("mem")
             if trim:
-                _trim()
+                trim_heap()
             next_reopen += every_reopen
         if written >= next_mark:
             series.append({"points": written, **status_mb(),
@@ -151,7 +147,7 @@ def one(args: argparse.Namespace) -> None:
     t_opt = time.perf_counter()
     index.optimize()
     if trim:
-        _trim()
+        trim_heap()
     end = {"points": written, **status_mb(), "s": round(time.perf_counter() - started, 1),
            "final_optimize_s": round(time.perf_counter() - t_opt, 1)}
     # Queries against the index as written: hybrid (DBSF, dense ×2, as the default query
