@@ -452,7 +452,12 @@ def ingest_summary(report: dict[str, Any]) -> dict[str, Any]:
             "partial_files": [{"path": f["path"], "health": f.get("health")} for f in files
                               if (f.get("health") or {}).get("unreadable")],
             "failures": [{"path": f["path"], "error": f.get("error")} for f in files
-                         if f.get("status") == "failed"]}
+                         if f.get("status") == "failed"],
+            # The documents whose worker held the most (its peak while on that document,
+            # by step; the report gives it for pool and Ray workers).
+            "worker_peaks": sorted(({"path": f["path"], "pages": f.get("pages", 0),
+                                     **f["worker_mb"]} for f in files if f.get("worker_mb")),
+                                   key=lambda r: -max(r["convert"], r["prepare"]))[:15]}
 
 
 def run_ingest(args: argparse.Namespace) -> dict[str, Any]:

@@ -25,6 +25,7 @@ class FileResult:
     error: dict[str, str] | None = None
     note: str = ""
     health: dict[str, Any] | None = None  # health.DocHealth of a converted file
+    worker_mb: dict[str, int] | None = None  # executor.Prepared.worker_mb
 
     @property
     def unreadable(self) -> int:

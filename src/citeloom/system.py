@@ -21,6 +21,7 @@ from a sparse copy on another filesystem (the temp dir), read-only (``scratch_co
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -237,6 +238,16 @@ def rss_mb(pid: int | str = "self") -> float:
 def peak_rss_mb(pid: int | str = "self") -> float:
     """A process's peak resident memory (``VmHWM``), in MB; 0 where /proc cannot say."""
     return _status_mb(pid, "VmHWM:")
+
+
+def reset_peak_rss() -> None:
+    """Start this process's ``VmHWM`` again from what it holds now (Linux ``clear_refs``), so
+    the next :func:`peak_rss_mb` is the peak of what follows: a worker's peak per document
+    and per step. Without it (another system, an old kernel) the peak stays the lifetime's,
+    which is an upper bound."""
+    with contextlib.suppress(OSError), open("/proc/self/clear_refs", "w",
+                                            encoding="ascii") as f:
+        f.write("5")
 
 
 def process_tree(pid: int | str = "self") -> list[str]:

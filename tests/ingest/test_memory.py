@@ -96,6 +96,21 @@ def test_pool_workers_are_replaced_and_the_report_has_the_peak(make_settings,
     assert pools[0].peak_rss_mb > 100  # a worker held the models
     assert report.peak_rss_mb >= 0.5 * rss_mb()  # this process at least (and its workers)
     assert report.to_dict()["peak_rss_mb"] == round(report.peak_rss_mb)
+    for f in report.to_dict()["files"]:  # each document's worker peak, by step
+        assert set(f["worker_mb"]) == {"convert", "prepare"}, f
+        assert f["worker_mb"]["prepare"] > 100, f  # the models were held at least
+
+
+def test_a_peak_can_be_started_again() -> None:
+    """``system.reset_peak_rss``: a worker's peak per document, not since it started."""
+    code = ("from citeloom.system import peak_rss_mb, reset_peak_rss, rss_mb\n"
+            "b = bytearray(400 * 2**20); del b\n"
+            "before = peak_rss_mb(); reset_peak_rss()\n"
+            "print(round(before), round(peak_rss_mb()), round(rss_mb()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    before, after, now = map(int, out)
+    assert before > 400 and after < before - 300 and after <= now + 5, out
 
 
 def test_the_tree_counts_the_children() -> None:

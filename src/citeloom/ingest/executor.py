@@ -54,6 +54,9 @@ class Prepared:
     meta: dict[str, Any] = field(default_factory=dict)  # found in the file (pdfmeta.py)
     warnings: list[dict[str, str]] = field(default_factory=list)  # e.g. CACHE_DAMAGED
     health: dict[str, Any] | None = None  # health.DocHealth of a converted file
+    # The peak resident MB of the worker process that prepared it, by step (a pool or Ray
+    # worker: "convert", "prepare"); None in process.
+    worker_mb: dict[str, int] | None = None
 
 
 Outcome = tuple[Job, Prepared | CiteLoomError]

@@ -285,6 +285,7 @@ class Pipeline:
             result.seconds = round(time.perf_counter() - job.started, 3)
             self._emit(result)
             return
+        result.worker_mb = outcome.worker_mb
         for warning in outcome.warnings:  # (a damaged cache entry, converted again)
             self._report.warnings.append(warning)
             result.note = result.note or warning["code"]

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from citeloom.errors import CiteLoomError, ConversionFailed, UnreadableInput, as_error, from_dict
 from citeloom.ingest.executor import Job, Prepared, prepare
 from citeloom.sources import Unit
+from citeloom.system import peak_rss_mb, reset_peak_rss
 
 if TYPE_CHECKING:
     from citeloom.config import ProjectConfig
@@ -69,6 +70,8 @@ class Done:
     prepare_s: float = 0.0  # the whole task: conversion, restructuring, chunks, vectors
     convert_cpu_s: float = 0.0  # the same two in CPU seconds (all the worker's threads)
     prepare_cpu_s: float = 0.0
+    convert_mb: float = 0.0  # the worker's peak resident memory converting (0: cached)
+    prepare_mb: float = 0.0  # ... and over the rest: restructuring, chunks, vectors
 
 
 def to_task(key: int, job: Job, rt: Runtime, project: ProjectConfig, *, ship: bool) -> Task:
@@ -126,7 +129,7 @@ class WorkerSide:
         self._sparse: SparseEmbedder | None = None
         self.task: Task | None = None
         self.conversion: bytes | None = None
-        self.convert_s = self.convert_cpu_s = 0.0
+        self.convert_s = self.convert_cpu_s = self.convert_mb = 0.0
 
     def chunker(self, project: ProjectConfig) -> Chunker:
         key = (project.dense_model, project.chunk_max_tokens, project.chunker)
@@ -202,6 +205,8 @@ class WorkerSide:
         data = gzip.compress(doc.model_dump_json().encode(), compresslevel=3)
         self.conversion, self.convert_s = data, time.perf_counter() - started
         self.convert_cpu_s = time.process_time() - cpu
+        self.convert_mb = peak_rss_mb()
+        reset_peak_rss()  # what follows is measured apart
         # Read back as an in-process ingest reads its worker's answer: the same document.
         return DoclingDocument.model_validate_json(gzip.decompress(data))
 
@@ -209,7 +214,9 @@ class WorkerSide:
 def run_task(task: Task, project: ProjectConfig, side: WorkerSide) -> Done:
     """Prepare one task in a worker; every failure comes back as data."""
     side.task, side.conversion, side.convert_s, side.convert_cpu_s = task, None, 0.0, 0.0
+    side.convert_mb = 0.0
     done = Done(task.key, pid=os.getpid())
+    reset_peak_rss()
     started, cpu = time.perf_counter(), time.process_time()
     with tempfile.TemporaryDirectory(prefix="citeloom-task-") as tmp:
         path: Path | None = None
@@ -233,4 +240,8 @@ def run_task(task: Task, project: ProjectConfig, side: WorkerSide) -> Done:
     done.conversion, side.task, side.conversion = side.conversion, None, None
     done.convert_s, done.prepare_s = side.convert_s, time.perf_counter() - started
     done.convert_cpu_s, done.prepare_cpu_s = side.convert_cpu_s, time.process_time() - cpu
+    done.convert_mb, done.prepare_mb = side.convert_mb, peak_rss_mb()
+    if done.prepared is not None:  # in the report: which document needed how much, where
+        done.prepared.worker_mb = {"convert": round(done.convert_mb),
+                                   "prepare": round(done.prepare_mb)}
     return done
