@@ -280,3 +280,24 @@ def test_a_new_generation_is_optimized_on_the_way_and_an_old_one_at_the_end(
     del saved["optimizers"]  # as a generation made before the cap
     config.write_text(json.dumps(saved))
     assert EdgeStore(tmp_path / "indexes").open("p").optimize_every is None
+
+
+def test_an_encrypted_long_document_is_counted_with_the_project_password(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``system.long_document`` counts an encrypted PDF's pages with the project's password;
+    without it the pages are unknown and the file is not called long (no fresh worker for a
+    guess from its size)."""
+    from citeloom import system
+
+    from ..conftest import CORPUS
+
+    locked = CORPUS / "edge" / "docling__2206.01062_pg3_password.pdf"  # password 1234
+    assert system.counted_pages(locked) is None
+    pages = system.counted_pages(locked, "1234")
+    assert pages and pages >= 1
+    monkeypatch.setattr(system, "LONG_DOCUMENT_PAGES", pages)
+    assert system.long_document(locked, "1234")
+    assert not system.long_document(locked)
+    assert not system.long_document(locked, "4321")
+    monkeypatch.setattr(system, "LONG_DOCUMENT_PAGES", pages + 1)
+    assert not system.long_document(locked, "1234")

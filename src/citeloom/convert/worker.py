@@ -141,7 +141,8 @@ class ConversionWorker:
         """The converted document as gzipped DoclingDocument JSON; killed after ``timeout_s``
         (default: the worker's ``timeout_s``)."""
         timeout_s = self.timeout_s if timeout_s is None else timeout_s
-        if self._proc is not None and self.documents and long_document(path):
+        if self._proc is not None and self.documents and long_document(
+                path, self.options.pdf_password):
             self.stop()  # a long document starts on a fresh worker
             self.replaced += 1
         if self._proc is None or not self._proc.is_alive():

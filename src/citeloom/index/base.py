@@ -182,6 +182,9 @@ class Index(ABC):
     #: A long ingest optimizes after this many points written (Edge: the segment being
     #: written is held in memory until then); None: never in between (a server's own).
     optimize_every: int | None = None
+    #: The most points one such optimize rewrites (a size-capped segment's worth), for the
+    #: room it needs; None: the whole index.
+    segment_points: int | None = None
 
     @abstractmethod
     def lock(self) -> ModelLock | None:

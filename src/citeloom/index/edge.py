@@ -78,6 +78,7 @@ LOCK_FILE = "model_lock.json"
 #: The largest segment an optimize makes (KB of vectors; about 20,000 passages of bge-small):
 #: each optimize then rewrites at most that much, not the whole index.
 MAX_SEGMENT_KB: int | None = 30_000
+SEGMENT_POINTS = 20_000  # (what MAX_SEGMENT_KB holds: Index.segment_points)
 COLD = True  # (False and no cap: the layout before session 20, for benchmarks/)
 #: Points written between two optimizes of a long ingest: the segment being written keeps
 #: its vectors' and payload indexes' working copies in memory until it is optimized
@@ -162,6 +163,10 @@ class EdgeIndex(Index):
             except (OSError, ValueError, AttributeError):
                 return None  # not created yet, or unreadable: loading it will say so
         return OPTIMIZE_EVERY if self._capped else None
+
+    @property
+    def segment_points(self) -> int | None:  # type: ignore[override]
+        return SEGMENT_POINTS if self.optimize_every else None
 
     def _edge(self) -> contextlib.AbstractContextManager[None]:
         """Edge's errors as CiteLoom's (INDEX_DAMAGED, DISK_FULL): see edgefaults.py."""

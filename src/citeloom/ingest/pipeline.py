@@ -47,9 +47,6 @@ if TYPE_CHECKING:
 
 ProgressFn = Callable[[str, FileResult | None], None]
 MARK = "INGESTING"  # beside the catalog while a run writes; left behind by a killed one
-#: The most points an optimize on the way rewrites: one capped segment (Edge's
-#: ``MAX_SEGMENT_KB``, about 20,000 passages), for the room it needs.
-MID_RUN_POINTS = 20_000
 _log = logging.getLogger(__name__)
 
 
@@ -179,8 +176,8 @@ class Pipeline:
         for later, with a warning (one a run: a long run's optimizes on the way stop)."""
         folder = self.rt.settings.index_dir / self.project.name
         need = space.allocated_bytes(folder) if folder.is_dir() else 0
-        if mid_run:
-            need = min(need, 2 * MID_RUN_POINTS * space.BYTES_PER_CHUNK)
+        if mid_run and self.index.segment_points:
+            need = min(need, 2 * self.index.segment_points * space.BYTES_PER_CHUNK)
         try:
             space.require(folder, need, f"optimizing project {self.project.name!r}")
         except DiskFull as exc:

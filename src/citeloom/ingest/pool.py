@@ -211,7 +211,7 @@ class Pool(Executor):
                                             "check the file, then ingest again")
                 continue
             if (slot is not None and slot.documents and task.cached is None
-                    and long_document(job.unit.path)):
+                    and long_document(job.unit.path, project.pdf_password_text)):
                 self._stop(slot)  # a long document starts on a fresh worker
                 self.replaced += 1
                 slot = None
