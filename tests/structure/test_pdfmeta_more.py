@@ -1,8 +1,10 @@
 """Authors and year found in real papers' first pages (``pdfmeta``), across layouts: a
 biomedical journal with family names in capitals, a JSS-style byline with affiliations
-(the info dictionary completes it), two initialed names on one line under a date, an
-R News paper in capitals with "AND", and a title the title finder ran the byline into.
-Each paper's first two pages are converted for real (no OCR)."""
+(one name per line in the text layer; the info dictionary completes Docling's paragraph),
+two initialed names on one line under a date, an R News paper in capitals with "AND", a
+title the title finder ran the byline into, names set side by side, a journal's side
+column and a report's names over its title. Each paper's first two pages are converted
+for real (no OCR)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,13 @@ PAPERS = {
     "mcmc__morph": CORPUS2 / "mcmc__morph.pdf",
     "mvtnorm__MVT_Rnews": CORPUS2 / "mvtnorm__MVT_Rnews.pdf",
     "robustbase__psi_functions": CORPUS2 / "robustbase__psi_functions.pdf",
+    # names whose lines and columns only the text layer keeps apart
+    "survival__timedep": CORPUS2 / "survival__timedep.pdf",
+    "ape__RandomTopologies": CORPUS2 / "ape__RandomTopologies.pdf",
+    "Matrix__Intro2Matrix": CORPUS2 / "Matrix__Intro2Matrix.pdf",
+    "cermine__test6": CORPUS / "text" / "cermine__test6.pdf",
+    "p2md__open_access": CORPUS / "text"
+    / "p2md__The-Impact-of-Open-Access-Latin-American-Scholarship.pdf",
 }
 pytestmark = pytest.mark.skipif(not all(p.is_file() for p in PAPERS.values()),
                                 reason="the shared corpus is not there")
@@ -66,14 +75,27 @@ def test_capitalised_family_names_and_the_journal_line(found: dict[str, Any]) ->
     assert meta["metadata_source"]["authors"] == meta["metadata_source"]["year"] == PDF_TEXT
 
 
-def test_byline_with_affiliations_completed_by_the_info_dictionary(found: dict) -> None:
-    # "Ludwig A. Hothorn Leibniz Universität Hannover Torsten Hothorn Ludwig-Maximilians-
-    # Universität München": the text gives the first; the info dictionary both, and the
-    # first pages show both.
+def test_byline_with_affiliations_name_by_name(found: dict) -> None:
+    # "Ludwig A. Hothorn / Leibniz Universität Hannover / Torsten Hothorn / Ludwig-
+    # Maximilians-Universität München": the text layer keeps the lines apart.
     _, meta = found["coin__MAXtest"]
     assert meta["authors"] == ["Hothorn, Ludwig A.", "Hothorn, Torsten"]
-    assert meta["metadata_source"]["authors"] == PDF_METADATA
+    assert meta["metadata_source"]["authors"] == PDF_TEXT
     assert meta["year"] == 2009  # "Copyright © 2009 WILEY-VCH"
+
+
+def test_a_byline_completed_by_the_info_dictionary() -> None:
+    """Docling's reading of the same page, one paragraph: the text gives the first name,
+    the info dictionary both, and the first pages show both."""
+    from citeloom.structure.metadata import _authors
+
+    line = ("Ludwig A. Hothorn Leibniz Universität Hannover Torsten Hothorn "
+            "Ludwig-Maximilians-Universität München")
+    title = "Order-restricted Scores Test for the Evaluation of Population-based Studies"
+    info = {"Author": "Ludwig A. Hothorn, Torsten Hothorn"}
+    assert _authors([title, line, "Abstract"], {}, line, title)[0] == ["Hothorn, Ludwig A."]
+    assert _authors([title, line, "Abstract"], info, line, title) == (
+        ["Hothorn, Ludwig A.", "Hothorn, Torsten"], PDF_METADATA)
 
 
 def test_two_initialed_names_on_one_line_and_the_date_under_the_title(found: dict) -> None:
@@ -98,6 +120,53 @@ def test_a_byline_run_into_the_title_is_taken_out_of_it(found: dict) -> None:
     assert meta["title"] == "Definitions of ψ-Functions Available in Robustbase"  # … not now
     assert meta["authors"] == ["Koller, Manuel", "Mächler, Martin"]
     assert meta["year"] == 2022  # "April 2, 2022" under it
+
+
+def test_names_set_side_by_side_are_split_where_the_page_parts_them(found: dict) -> None:
+    # Docling: "Terry Therneau Cynthia Crowson Elizabeth Atkinson Mayo Clinic", one line
+    _, meta = found["survival__timedep"]
+    assert meta["authors"] == ["Therneau, Terry", "Crowson, Cynthia", "Atkinson, Elizabeth"]
+    assert meta["metadata_source"]["authors"] == PDF_TEXT
+
+
+def test_a_name_docling_ran_into_the_title_is_found_on_its_own_line(found: dict) -> None:
+    # Docling: "Enumeration and Simulation of Random Tree Topologies Emmanuel Paradis"
+    _, meta = found["ape__RandomTopologies"]
+    assert meta["authors"] == ["Paradis, Emmanuel"]
+    assert meta["year"] == 2023  # "February 13, 2023" under the name
+
+
+def test_the_group_under_the_names_is_no_author(found: dict) -> None:
+    # "Martin Maechler and Douglas Bates" / "R Core Development Team" / their addresses
+    _, meta = found["Matrix__Intro2Matrix"]
+    assert meta["authors"] == ["Maechler, Martin", "Bates, Douglas"]
+
+
+def test_a_side_column_above_the_title_is_not_the_byline(found: dict) -> None:
+    # PeerJ: "Corresponding author / Mary J. O'Connell" comes first in the text layer
+    _, meta = found["cermine__test6"]
+    assert families(meta) == ["Webb", "Walsh", "O'Connell"]
+
+
+def test_names_over_a_reports_title(found: dict) -> None:
+    # "December 19, 2019 / John Kiplinger / Valerie Yaw / The Impact of Open Access ..."
+    _, meta = found["p2md__open_access"]
+    assert meta["authors"] == ["Kiplinger, John", "Yaw, Valerie"]
+
+
+def test_the_text_layers_rows_and_a_cover_that_names_roles() -> None:
+    from citeloom.convert.textlayer import page_rows
+    from citeloom.structure.metadata import _layer_rows
+
+    rows = page_rows(CORPUS2 / "survival__timedep.pdf", 1)
+    assert "Terry Therneau, Cynthia Crowson, Elizabeth Atkinson" in rows
+    assert rows.index("Mayo Clinic") == rows.index(
+        "Terry Therneau, Cynthia Crowson, Elizabeth Atkinson") + 1
+    # A thesis cover: "Supervisor: Author:" over "John Doe John Smith" — the text layer
+    # cannot say which is which, so Docling's reading stands.
+    cover = CORPUS2 / "texlive__elteikthesis_en.pdf"
+    assert any("John Doe" in r for r in page_rows(cover, 1))
+    assert _layer_rows(cover, None, "Title of the thesis") == ([], [])
 
 
 def test_no_author_is_made_of_title_words(found: dict) -> None:

@@ -181,3 +181,40 @@ def page_cells(path: Path, page_no: int, page_height: float,
         cells.append(TextCell(index=k, text=text, orig=text, from_ocr=False, confidence=1.0,
                               rect=BoundingRectangle.from_bounding_box(bbox)))
     return cells, glyphs
+
+
+def page_rows(path: Path, page_no: int, password: str | None = None, limit: int = 40
+              ) -> list[str]:
+    """The first ``limit`` lines of page ``page_no`` as a reader sees them: the pieces
+    :func:`page_lines` gives, gathered into rows by their height on the page, left to
+    right, with ", " where a wide gap parts two pieces (authors set side by side,
+    "Terry Therneau   Cynthia Crowson") and a space elsewhere. For a page's header, where
+    Docling may merge a title, its names and their affiliations into one paragraph."""
+    from docling.utils.locks import pypdfium2_lock
+
+    try:
+        with pypdfium2_lock:
+            lines, _ = _page_lines(path, page_no, None, password)
+    except Exception:  # noqa: BLE001 - a header is a nicety; the conversion said what failed
+        return []
+    finally:
+        release()
+    rows: list[tuple[float, float, list[tuple[float, float, str, float]]]] = []
+    for text, (left, top, right, bottom) in lines[:limit]:
+        height = bottom - top
+        for k in range(max(0, len(rows) - 2), len(rows)):  # this row or the one before
+            r_top, r_bottom, pieces = rows[k]
+            if min(bottom, r_bottom) - max(top, r_top) > 0.5 * min(height, r_bottom - r_top):
+                pieces.append((left, right, text, height))
+                rows[k] = (min(top, r_top), max(bottom, r_bottom), pieces)
+                break
+        else:
+            rows.append((top, bottom, [(left, right, text, height)]))
+    out = []
+    for _, _, pieces in rows:
+        pieces.sort()
+        row = pieces[0][2]
+        for (_, right, _, h0), (left, _, text, h1) in zip(pieces, pieces[1:], strict=False):
+            row += (", " if left - right > 1.5 * max(h0, h1) else " ") + text
+        out.append(row)
+    return out

@@ -42,7 +42,9 @@ NOT_A_PERSON = re.compile(
     r"computation|dynamics|structures?|effects?|patients?|performance|detection|"
     r"recognition|language|processing|prediction|classification|supplementary|"
     r"material|vignette|manual|guide|notes|lecture|thesis|dissertation|clinic|hospital|"
-    r"foundation|cent(?:er|re)|laborator\w*|school|college|faculty|team|group)\b",
+    r"foundation|cent(?:er|re)|laborator\w*|school|college|faculty|team|group|"
+    # what a cover prints under a name: a post, a field
+    r"lecturer|assistant|supervisor|advis[eo]r|sciences?|engineering|informatics)\b",
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -630,6 +632,45 @@ def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
     return None, None
 
 
+# A thesis cover's labelled names: the supervisor sits beside the author.
+_ROLE_LABEL = re.compile(r"\b(?:supervisor|advis[eo]r|referee|examiner|consultant|"
+                         r"reviewer|promoter|mentor)s?\s*:", re.IGNORECASE)
+
+
+def _layer_rows(path: Path | None, password: str | None, title: str = ""
+                ) -> tuple[list[str], list[str]]:
+    """Page 1's rows as its text layer sets them (``textlayer.page_rows``), for the byline:
+    Docling may merge a title, its names and their affiliations into one paragraph
+    ("Terry Therneau Cynthia Crowson Elizabeth Atkinson Mayo Clinic"), where the PDF keeps
+    a name per line or per column. Empty for a file that is no PDF, a text layer that does
+    not read as words (then Docling's reading, OCR's included, is the better one), and a
+    cover that labels its people by role (a supervisor beside the author). The rows from the
+    title on (a title set on several rows given as one), and apart those above it: a
+    journal's side column ("Corresponding author", an editor) or a report's names over
+    its title."""
+    if path is None or path.suffix.lower() != ".pdf" or not path.is_file():
+        return [], []
+    from citeloom.convert.texthealth import OK, health
+    from citeloom.convert.textlayer import page_rows
+
+    rows = page_rows(path, 1, password)
+    if not rows or health(" ".join(rows)).score < OK or any(map(_ROLE_LABEL.search, rows)):
+        return [], []
+    rows = [row.replace("’", "'") for row in rows]  # as Docling gives it: "O'Connell"
+    tfold = _fold(title).strip()
+    for i, row in enumerate(rows if len(tfold) >= 12 else []):
+        folded = _fold(row).strip()
+        if len(folded) >= 12 and tfold.startswith(folded) and not folded.startswith(tfold):
+            end, joined = i + 1, folded  # the title's rows: joined while they spell it
+            while end < len(rows) and tfold.startswith(f"{joined} {_fold(rows[end]).strip()}"):
+                joined = f"{joined} {_fold(rows[end]).strip()}"
+                end += 1
+            return [title, *rows[end:]], rows[:i]
+        if folded.startswith(tfold):
+            return rows[i:], rows[:i]
+    return rows, []
+
+
 def document_metadata(doc: Any, path: Path | None, title: str, *,
                       password: str | None = None) -> dict[str, Any]:
     """Title, authors, year and DOI of a converted document, from its first pages and its
@@ -650,7 +691,13 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         src["title"] = (FILE_NAME if path is not None and title == path.stem else
                         PDF_METADATA if path is not None and title == pdf_metadata_title(path)
                         else PDF_TEXT)
-    authors, how = _authors(first_page, info, text, title)
+    # The text layer's rows first: they keep the names' lines and columns apart.
+    rows, above = _layer_rows(path, password, title)
+    authors, how = _authors(rows, info, text, title) if rows else ([], None)
+    if not authors:
+        authors, how = _authors(first_page, info, text, title)
+    if not authors and above:
+        authors, how = _authors(above, info, text, title)
     if not authors and named:
         authors, how = named, PDF_TEXT
     if authors:
