@@ -44,9 +44,8 @@ def found(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
 
     from citeloom.convert.converter import build_converter, convert_file
     from citeloom.provision import layout_model_path
-    from citeloom.structure.headings import find_title
     from citeloom.structure.restructure import restructure
-    from citeloom.structure.titles import document_title, pdf_metadata_title
+    from citeloom.structure.titles import title_of
 
     conv = build_converter(ocr=False, layout_model_path=layout_model_path(models_dir))
     out: dict[str, Any] = {}
@@ -58,7 +57,7 @@ def found(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[st
         copy = folder / src.name
         two.save(str(copy))
         doc = restructure(convert_file(copy, conv), pdf_path=copy)
-        title = find_title(doc) or document_title(doc, src.stem, pdf_metadata_title(src))
+        title = title_of(doc, src)  # the executor's: page 1's text layer is the same
         out[name] = (title, document_metadata(doc, src, title))  # the info dict: the file's
     return out
 
@@ -131,7 +130,8 @@ def test_names_set_side_by_side_are_split_where_the_page_parts_them(found: dict)
 
 def test_a_name_docling_ran_into_the_title_is_found_on_its_own_line(found: dict) -> None:
     # Docling: "Enumeration and Simulation of Random Tree Topologies Emmanuel Paradis"
-    _, meta = found["ape__RandomTopologies"]
+    title, meta = found["ape__RandomTopologies"]
+    assert title == "Enumeration and Simulation of Random Tree Topologies"  # largest type
     assert meta["authors"] == ["Paradis, Emmanuel"]
     assert meta["year"] == 2023  # "February 13, 2023" under the name
 
@@ -167,6 +167,17 @@ def test_the_text_layers_rows_and_a_cover_that_names_roles() -> None:
     cover = CORPUS2 / "texlive__elteikthesis_en.pdf"
     assert any("John Doe" in r for r in page_rows(cover, 1))
     assert _layer_rows(cover, None, "Title of the thesis") == ([], [])
+
+
+@pytest.mark.parametrize(("name", "title"), [
+    ("mcmc__bfst", "Bayes Factors via Serial Tempering"),  # Docling: plain text
+    ("lmtest__lmtest-intro", "Diagnostic Checking in Regression Relationships"),
+    ("mvtnorm__MVT_Rnews", None),  # capitals in the body's own size: nothing stands out
+])
+def test_the_title_in_the_largest_type_on_page_one(name: str, title: str | None) -> None:
+    from citeloom.structure.titles import layer_title
+
+    assert layer_title(CORPUS2 / f"{name}.pdf") == title
 
 
 def test_no_author_is_made_of_title_words(found: dict) -> None:

@@ -89,8 +89,9 @@ def page_reading(path: Path, page_no: int, page_height: float | None = None,
         return _page_lines(path, page_no, page_height, password)
 
 
-def _page_lines(path: Path, page_no: int, page_height: float | None, password: str | None
-                ) -> tuple[list[Line], int]:
+def _page_lines(path: Path, page_no: int, page_height: float | None, password: str | None,
+                sizes: list[float] | None = None) -> tuple[list[Line], int]:
+    """:func:`page_reading`; ``sizes``, if given, gets each line's largest font size."""
     import pypdfium2.raw as pdfium_c
 
     pdf = _document(path, password)
@@ -109,16 +110,18 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
             glyphs = 0
             text: list[str] = []
             box: list[float] | None = None
-            last_right = last_size = 0.0
+            last_right = last_size = font = 0.0
 
             def flush() -> None:
-                nonlocal box
+                nonlocal box, font
                 line = _LONE_HALF.sub("", "".join(text)).strip()
                 if line and box is not None:
                     lines.append((line, (box[0] - crop_l, height - (box[3] - crop_b),
                                          box[2] - crop_l, height - (box[1] - crop_b))))
+                    if sizes is not None:
+                        sizes.append(font)
                 text.clear()
-                box = None
+                box, font = None, 0.0
 
             for i in range(textpage.count_chars()):
                 code = pdfium_c.FPDFText_GetUnicode(raw, i)
@@ -159,6 +162,8 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
                            max(box[2], right), max(box[3], top)]
                 text.append(char)
                 last_right, last_size = right, size
+                if sizes is not None:
+                    font = max(font, pdfium_c.FPDFText_GetFontSize(raw, i))
             flush()
             return lines, glyphs
         finally:
@@ -190,31 +195,40 @@ def page_rows(path: Path, page_no: int, password: str | None = None, limit: int 
     right, with ", " where a wide gap parts two pieces (authors set side by side,
     "Terry Therneau   Cynthia Crowson") and a space elsewhere. For a page's header, where
     Docling may merge a title, its names and their affiliations into one paragraph."""
+    return [text for text, _, _ in sized_rows(path, page_no, password, limit)]
+
+
+def sized_rows(path: Path, page_no: int, password: str | None = None, limit: int = 40
+               ) -> list[tuple[str, float, float]]:
+    """:func:`page_rows` with each row's largest font size and its top (points from the
+    top of the page)."""
     from docling.utils.locks import pypdfium2_lock
 
+    sizes: list[float] = []
     try:
         with pypdfium2_lock:
-            lines, _ = _page_lines(path, page_no, None, password)
+            lines, _ = _page_lines(path, page_no, None, password, sizes)
     except Exception:  # noqa: BLE001 - a header is a nicety; the conversion said what failed
         return []
     finally:
         release()
-    rows: list[tuple[float, float, list[tuple[float, float, str, float]]]] = []
-    for text, (left, top, right, bottom) in lines[:limit]:
+    rows: list[tuple[float, float, list[tuple[float, float, str, float, float]]]] = []
+    for (text, (left, top, right, bottom)), size in zip(lines[:limit], sizes, strict=False):
         height = bottom - top
         for k in range(max(0, len(rows) - 2), len(rows)):  # this row or the one before
             r_top, r_bottom, pieces = rows[k]
             if min(bottom, r_bottom) - max(top, r_top) > 0.5 * min(height, r_bottom - r_top):
-                pieces.append((left, right, text, height))
+                pieces.append((left, right, text, height, size))
                 rows[k] = (min(top, r_top), max(bottom, r_bottom), pieces)
                 break
         else:
-            rows.append((top, bottom, [(left, right, text, height)]))
+            rows.append((top, bottom, [(left, right, text, height, size)]))
     out = []
-    for _, _, pieces in rows:
+    for top, _, pieces in rows:
         pieces.sort()
         row = pieces[0][2]
-        for (_, right, _, h0), (left, _, text, h1) in zip(pieces, pieces[1:], strict=False):
+        for (_, right, _, h0, _), (left, _, text, h1, _) in zip(pieces, pieces[1:],
+                                                                 strict=False):
             row += (", " if left - right > 1.5 * max(h0, h1) else " ") + text
-        out.append(row)
+        out.append((row, max(p[4] for p in pieces), top))
     return out

@@ -198,13 +198,11 @@ def chunk_document(res: Resources, doc: DoclingDocument, path: Any, project: Pro
                    ) -> tuple[list[Chunk], str, DoclingDocument]:
     """Heading levels, title, normalised text (``structure.restructure``, applied to the
     cached conversion so rule changes need no reconversion), then chunks and the title."""
-    from citeloom.structure.headings import find_title
     from citeloom.structure.restructure import restructure
-    from citeloom.structure.titles import document_title, pdf_metadata_title
+    from citeloom.structure.titles import title_of
 
     pdf = path if path.suffix.lower() == ".pdf" and path.is_file() else None
     password = project.pdf_password_text
     doc = restructure(doc, pdf_path=pdf, password=password)
     chunks = res.chunker(project).chunk(doc)
-    title = find_title(doc) or document_title(doc, path.stem, pdf_metadata_title(path))
-    return chunks, title, doc
+    return chunks, title_of(doc, path, password), doc
