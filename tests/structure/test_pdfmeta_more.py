@@ -466,3 +466,47 @@ def test_a_name_whose_family_is_the_address_on_its_line() -> None:
     # the address names someone else (a secretary, a list): no name is taken from it
     assert _lead_name("Ana Pereira Widget Working Group office@example.org") == []
     assert _lead_name("Widget Working Group widgets@example.org") == []
+
+
+@pytest.mark.parametrize(("rows", "title"), [
+    # a title over two rows, right under each other, then the byline and the body
+    ([("A Study of Things", 17.2, 100), ("in Several Places", 17.2, 121),
+      ("Jane Roe", 12, 150), *[("Body text of the page goes on here.", 10, 200 + k)
+                               for k in range(6)]], "A Study of Things in Several Places"),
+    # a banner in the title's type, a volume line, then the title: the banner is no title
+    ([("Journal of Foo Studies", 17.2, 40), ("Vol. 3, 2020", 9, 60),
+      ("A Study of Things", 17.2, 100), *[("Body text.", 10, 200 + k) for k in range(6)]],
+     None),
+    # the largest type is a numbered heading, or letter-spaced capitals
+    ([("1 Results of the Experiments", 14, 100), *[("Body.", 10, 200 + k) for k in range(6)]],
+     None),
+    ([("U N I V E R S I T Y Of Somewhere", 20, 60), ("A Thesis About Things", 17, 120),
+      *[("Body.", 10, 200 + k) for k in range(6)]], None),
+    # rows of the largest type far apart on the page are not one title
+    ([("Title Words Here Now", 17.2, 100), ("Other Large Words Later", 17.2, 400),
+      *[("Body.", 10, 200 + k) for k in range(6)]], "Title Words Here Now"),
+    # nothing larger than the body's type
+    ([("Quantile Regression in R", 10, 100), *[("Body.", 10, 200 + k) for k in range(6)]],
+     None),
+])
+def test_which_rows_of_the_largest_type_make_a_title(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, rows: list, title: str | None) -> None:
+    import citeloom.convert.textlayer as textlayer
+    from citeloom.structure.titles import layer_title
+
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n")  # read by the stand-in below, not by PDFium
+    monkeypatch.setattr(textlayer, "sized_rows", lambda *a, **k: rows)
+    assert layer_title(pdf) == title
+
+
+def test_raised_marks_are_set_apart_in_the_rows_and_a_particle_is_no_name() -> None:
+    from citeloom.convert.textlayer import page_rows
+    from citeloom.structure.metadata import _person
+
+    rows = page_rows(CORPUS2 / "coin__LegoCondInf.pdf", 1)
+    byline = next(r for r in rows if "Hothorn" in r)
+    assert "Hothorn 1" in byline and "Hornik 2" in byline  # not "Hothorn1", "Hornik2"
+    assert parse_byline(byline) == ["Hothorn, Torsten", "Hornik, Kurt"]
+    assert _person("di Giove") is None  # a particle and a family name: no given name
+    assert _person("Graduate Interdisciplinary Program") is None

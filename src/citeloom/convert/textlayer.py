@@ -24,6 +24,7 @@ the parser's own cells and headings, sections and pages stay where they were.
 
 from __future__ import annotations
 
+import ctypes
 import re
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,8 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
             text: list[str] = []
             box: list[float] | None = None
             last_right = last_size = font = 0.0
+            last_base = last_eff = 0.0  # (sizes only) the last glyph's baseline and size
+            matrix = pdfium_c.FS_MATRIX()
 
             def flush() -> None:
                 nonlocal box, font
@@ -160,10 +163,19 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
                 else:
                     box = [min(box[0], left), min(box[1], bottom),
                            max(box[2], right), max(box[3], top)]
+                if sizes is not None:  # the size as set: the font's, scaled by the matrix
+                    eff = pdfium_c.FPDFText_GetFontSize(raw, i)
+                    if pdfium_c.FPDFText_GetMatrix(raw, i, matrix):
+                        eff *= (matrix.c ** 2 + matrix.d ** 2) ** 0.5
+                    ox, oy = ctypes.c_double(), ctypes.c_double()
+                    pdfium_c.FPDFText_GetCharOrigin(raw, i, ctypes.byref(ox), ctypes.byref(oy))
+                    if (text and text[-1] != " " and last_eff and eff < 0.85 * last_eff
+                            and oy.value > last_base + 0.15 * last_eff):
+                        text.append(" ")  # a raised, smaller mark: "Migchielsen a,1"
+                    last_eff, last_base = eff, oy.value
+                    font = max(font, eff)
                 text.append(char)
                 last_right, last_size = right, size
-                if sizes is not None:
-                    font = max(font, pdfium_c.FPDFText_GetFontSize(raw, i))
             flush()
             return lines, glyphs
         finally:
@@ -213,8 +225,10 @@ def sized_rows(path: Path, page_no: int, password: str | None = None, limit: int
     finally:
         release()
     rows: list[tuple[float, float, list[tuple[float, float, str, float, float]]]] = []
-    for (text, (left, top, right, bottom)), size in zip(lines[:limit], sizes, strict=False):
+    for (text, (left, top, right, bottom)), size in list(zip(lines, sizes, strict=True))[:limit]:
         height = bottom - top
+        if size > 1 and height > 2.5 * size:
+            continue  # set vertically (an arXiv stamp in the margin): no row of the page
         for k in range(max(0, len(rows) - 2), len(rows)):  # this row or the one before
             r_top, r_bottom, pieces = rows[k]
             if min(bottom, r_bottom) - max(top, r_top) > 0.5 * min(height, r_bottom - r_top):

@@ -153,9 +153,10 @@ class Pool(Executor):
         if slot in self._slots:
             self._slots.remove(slot)
 
-    def _note_rss(self, slot: _Slot) -> None:
-        """Peak RSS of a live worker (VmHWM), kept for the benchmark's figures."""
-        rss = peak_rss_mb(slot.proc.pid)
+    def _note_rss(self, slot: _Slot, *reported: float) -> None:
+        """Peak RSS of a live worker (VmHWM), kept for the benchmark's figures, with the
+        peaks it reported for its last document (it starts VmHWM again for each step)."""
+        rss = max(peak_rss_mb(slot.proc.pid), *reported)
         slot.peak_rss_mb = max(slot.peak_rss_mb, rss)
         self.peak_rss_mb = max(self.peak_rss_mb, rss)
 
@@ -243,7 +244,7 @@ class Pool(Executor):
             slot.job = job
             yield self._lost(slot, project)
             return
-        self._note_rss(slot)
+        self._note_rss(slot, done.convert_mb, done.prepare_mb)
         outcome = finish(done, job, self.rt, project, self.seconds)
         slot.documents += 1
         limits = self.rt.settings

@@ -110,6 +110,7 @@ class PrepareActor:
         from citeloom.ingest.tasks import WorkerSide
 
         self.side = WorkerSide(models_dir, threads)
+        self.peak_mb = 0.0  # what its documents' steps peaked at (VmHWM restarts per step)
 
     def pid(self) -> int:
         return os.getpid()
@@ -121,12 +122,14 @@ class PrepareActor:
         from citeloom.system import peak_rss_mb
 
         ru = resource.getrusage(resource.RUSAGE_SELF)
-        return peak_rss_mb(), ru.ru_utime + ru.ru_stime
+        return max(peak_rss_mb(), self.peak_mb), ru.ru_utime + ru.ru_stime
 
     def prepare(self, task: Task, project: ProjectConfig) -> Done:
         from citeloom.ingest.tasks import run_task
 
-        return run_task(task, project, self.side)
+        done = run_task(task, project, self.side)
+        self.peak_mb = max(self.peak_mb, done.convert_mb, done.prepare_mb)
+        return done
 
 
 class _Running:

@@ -44,7 +44,9 @@ NOT_A_PERSON = re.compile(
     r"material|vignette|manual|guide|notes|lecture|thesis|dissertation|clinic|hospital|"
     r"foundation|cent(?:er|re)|laborator\w*|school|college|faculty|team|group|"
     # what a cover prints under a name: a post, a field
-    r"lecturer|assistant|supervisor|advis[eo]r|sciences?|engineering|informatics)\b",
+    r"lecturers?|assistants?|supervisors?|advis[eo]rs?|sciences?|engineering|informatics|"
+    r"reports|area|layout|sketch|biographical|lab|programm?e?s?|titularis|"
+    r"information\w*)\b",
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -115,6 +117,8 @@ def _person(name: str) -> str | None:
     words = [w.title() if len(w) > 2 and w.isupper() else w for w in words]
     fam = family_name(" ".join(words))
     given = " ".join(words[: len(words) - len(fam.split(" "))])
+    if not given:
+        return None  # "di Giove": a particle and a word, no given name
     return f"{fam}, {given}"
 
 
@@ -632,9 +636,21 @@ def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
     return None, None
 
 
-# A thesis cover's labelled names: the supervisor sits beside the author.
-_ROLE_LABEL = re.compile(r"\b(?:supervisor|advis[eo]r|referee|examiner|consultant|"
-                         r"reviewer|promoter|mentor)s?\s*:", re.IGNORECASE)
+# A thesis cover's labelled names: the supervisor sits beside the author. A role with a
+# colon anywhere in a row, or a row that is only a role ("Relatori", "Thesis Advisors").
+_ROLE_LABEL = re.compile(
+    r"\b(?:supervisor|advis[eo]r|referee|examiner|consultant|reviewer|promoter|mentor)s?"
+    r"\s*:|^(?:(?:co-?)?(?:supervisors?|supervisore|advis[eo]rs?|thesis advis[eo]rs?|"
+    r"relator[ei]|correlator[ei]|candidat[oi]|laureand[oi]|betreuer(?:in)?|"
+    r"(?:erst|zweit)?gutachter(?:in)?|prüfer(?:in)?|directeur|rapporteurs?|encadrant|"
+    r"director(?:a|es)?|asesor(?:a|es)?|orientador(?:a|es)?|tutor(?:a|es)?|promotor(?:en)?|"
+    r"committee|chair)\s*:?)$", re.IGNORECASE)
+
+
+def _squashed(text: str) -> str:
+    """Letters and digits only, folded: a title's rows compared whatever their spacing and
+    marks ("package∗", "L ATEX")."""
+    return re.sub(r"[\W_]+", "", _fold(text))
 
 
 def _layer_rows(path: Path | None, password: str | None, title: str = ""
@@ -642,13 +658,18 @@ def _layer_rows(path: Path | None, password: str | None, title: str = ""
     """Page 1's rows as its text layer sets them (``textlayer.page_rows``), for the byline:
     Docling may merge a title, its names and their affiliations into one paragraph
     ("Terry Therneau Cynthia Crowson Elizabeth Atkinson Mayo Clinic"), where the PDF keeps
-    a name per line or per column. Empty for a file that is no PDF, a text layer that does
-    not read as words (then Docling's reading, OCR's included, is the better one), and a
-    cover that labels its people by role (a supervisor beside the author). The rows from the
-    title on (a title set on several rows given as one), and apart those above it: a
-    journal's side column ("Corresponding author", an editor) or a report's names over
-    its title."""
-    if path is None or path.suffix.lower() != ".pdf" or not path.is_file():
+    a name per line or per column. The rows from the title on (a title set over several
+    rows given as one), and apart those above it (a report's names over its title, or a
+    journal's side column: "Corresponding author", an editor).
+
+    Both empty unless the title is one of the rows: a page read from its top has title and
+    affiliation lines that pass for names ("Los Angeles"), so without the title to start
+    from, Docling's reading decides. Empty too for a file that is no PDF or whose title is
+    its file name, a text layer that does not read as words (Docling's reading, OCR's
+    included, is the better one) and a cover that labels its people by role (a
+    supervisor beside the author)."""
+    if (path is None or path.suffix.lower() != ".pdf" or not path.is_file()
+            or title == path.stem):
         return [], []
     from citeloom.convert.texthealth import OK, health
     from citeloom.convert.textlayer import page_rows
@@ -657,18 +678,19 @@ def _layer_rows(path: Path | None, password: str | None, title: str = ""
     if not rows or health(" ".join(rows)).score < OK or any(map(_ROLE_LABEL.search, rows)):
         return [], []
     rows = [row.replace("’", "'") for row in rows]  # as Docling gives it: "O'Connell"
-    tfold = _fold(title).strip()
-    for i, row in enumerate(rows if len(tfold) >= 12 else []):
-        folded = _fold(row).strip()
-        if len(folded) >= 12 and tfold.startswith(folded) and not folded.startswith(tfold):
-            end, joined = i + 1, folded  # the title's rows: joined while they spell it
-            while end < len(rows) and tfold.startswith(f"{joined} {_fold(rows[end]).strip()}"):
-                joined = f"{joined} {_fold(rows[end]).strip()}"
+    whole = _squashed(title)
+    for i, row in enumerate(rows if len(whole) >= 10 else []):
+        part = _squashed(row)
+        if len(part) >= 10 and whole.startswith(part) and not part.startswith(whole):
+            end, joined = i + 1, part  # the title's rows: joined while they spell it
+            while (end < len(rows) and _squashed(rows[end])
+                   and whole.startswith(joined + _squashed(rows[end]))):
+                joined += _squashed(rows[end])
                 end += 1
             return [title, *rows[end:]], rows[:i]
-        if folded.startswith(tfold):
+        if part.startswith(whole):
             return rows[i:], rows[:i]
-    return rows, []
+    return [], []
 
 
 def document_metadata(doc: Any, path: Path | None, title: str, *,
@@ -696,8 +718,9 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     authors, how = _authors(rows, info, text, title) if rows else ([], None)
     if not authors:
         authors, how = _authors(first_page, info, text, title)
-    if not authors and above:
+    if not authors and above:  # two names at least: a lone one there is a stamp or a banner
         authors, how = _authors(above, info, text, title)
+        authors, how = (authors, how) if len(authors) >= 2 else ([], None)
     if not authors and named:
         authors, how = named, PDF_TEXT
     if authors:

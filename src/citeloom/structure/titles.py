@@ -64,12 +64,21 @@ _HEAD_END = re.compile(r"^(?:abstract|summary|contents|keywords|(?:1\.?\s+)?intr
                        re.IGNORECASE)
 
 
+# What a run in the largest type is when it is no title: a numbered heading ("1 Zitat",
+# "Capítulo 1"), an institution's banner or logo.
+_NOT_A_TITLE = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s|(?:chapter|cap\W?[ıií]tulo|kapitel|chapitre)\b)|"
+                          r"\b(?:universit\w*|council|society|journal|press|institut\w*)\b|"
+                          r"www\.|\w\.(?:com|org|net)\b",
+                          re.IGNORECASE)
+
+
 def layer_title(path: Path, password: str | None = None) -> str | None:
     """The title as page 1's text layer sets it, for a document whose title Docling did not
-    mark: the first run of rows in the largest font above the abstract (or contents, or
-    introduction), at least :data:`TITLE_SIZE` times the page's usual size, and plausible
-    (:func:`plausible_title`). None when no row stands out so (a title in the body's size,
-    a file whose font sizes PDFium cannot tell)."""
+    mark: the first rows in the largest type above the abstract (or contents, or
+    introduction), one under the other, in a type at least :data:`TITLE_SIZE` times the
+    page's usual size; plausible (:func:`plausible_title`), not a numbered heading, a
+    banner or letter-spaced capitals. None when nothing stands out so (a title in the
+    body's size, a file whose sizes PDFium cannot tell): missing, not guessed."""
     if path.suffix.lower() != ".pdf" or not path.is_file():
         return None
     from statistics import median
@@ -81,24 +90,29 @@ def layer_title(path: Path, password: str | None = None) -> str | None:
         return None
     usual = median(size for _, size, _ in rows)
     head = []
-    for text, size, _ in rows[:12]:
-        if _HEAD_END.match(text):
+    for row in rows[:12]:
+        if _HEAD_END.match(row[0]):
             break
-        head.append((text, size))
+        head.append(row)
     if not head or usual <= 1.0:
         return None
-    top = max(size for _, size in head)
-    if top < TITLE_SIZE * usual:
+    largest = max(size for _, size, _ in head)
+    if largest < TITLE_SIZE * usual:
         return None
-    first = next(i for i, (_, size) in enumerate(head) if size == top)
-    run = [text for text, size in head[first:] if size == top]
-    end = first + len(run)
-    if any(size == top for _, size in head[end:]):  # the largest size, apart: not one title
-        run = [text for text, size in head[first:end] if size == top]
-    title = " ".join(" ".join(run).split())
-    if "arxiv" in title.lower() or is_boilerplate_heading(title) or not plausible_title(title):
+    same = lambda size: abs(size - largest) <= 0.02 * largest  # noqa: E731
+    first = next(i for i, (_, size, _) in enumerate(head) if same(size))
+    run = [head[first]]
+    for row in head[first + 1:]:  # the next rows in that type, each right under the last
+        if not same(row[1]) or not 0 < row[2] - run[-1][2] <= 2.5 * largest:
+            break
+        run.append(row)
+    title = " ".join(" ".join(text for text, _, _ in run).split()).rstrip(" ∗*†‡?,")
+    words = title.split()
+    if (not words or len(words) > 30 or "arxiv" in title.lower() or _NOT_A_TITLE.search(title)
+            or sum(len(w) == 1 and w.isalpha() for w in words) > 0.3 * len(words)  # "V E R"
+            or is_boilerplate_heading(title) or not plausible_title(title)):
         return None
-    return title if len(title.split()) <= 30 else None
+    return title
 
 
 def document_title(doc: DoclingDocument, fallback: str, metadata_title: str | None = None) -> str:
