@@ -510,3 +510,38 @@ def test_raised_marks_are_set_apart_in_the_rows_and_a_particle_is_no_name() -> N
     assert parse_byline(byline) == ["Hothorn, Torsten", "Hornik, Kurt"]
     assert _person("di Giove") is None  # a particle and a family name: no given name
     assert _person("Graduate Interdisciplinary Program") is None
+
+
+@pytest.mark.parametrize(("name", "year"), [
+    ("Rcpp__Rcpp-jss-2011.pdf", 2011),
+    ("Smith - 2019 - Deep learning of things.pdf", 2019),  # Zotero's file names
+    ("smith2019deep.pdf", 2019),
+    ("2003.12345v2.pdf", None),  # an arXiv id: March 2020, not 2003
+    ("a_2019_b_2020.pdf", None),  # two years: which?
+    ("report-12019.pdf", None),
+    ("spam__jss15.pdf", None),
+])
+def test_a_year_the_file_name_gives(name: str, year: int | None) -> None:
+    from citeloom.structure.metadata import file_name_year
+
+    assert file_name_year(Path(name)) == year
+
+
+def test_the_page_s_year_wins_over_the_file_name_s(tmp_path: Path) -> None:
+    from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, ProvenanceItem
+
+    from citeloom.structure.metadata import FILE_NAME
+
+    def doc(*lines: str) -> DoclingDocument:
+        d = DoclingDocument(name="x")
+        for line in lines:
+            d.add_text(label=DocItemLabel.TEXT, text=line, prov=ProvenanceItem(
+                page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(line))))
+        return d
+
+    path = tmp_path / "Smith - 2011 - A study of things.txt"  # (no PDF: nothing else to read)
+    title = "A Study of Things"
+    undated = document_metadata(doc(title, "Jane Smith", "Abstract"), path, title)
+    assert undated["year"] == 2011 and undated["metadata_source"]["year"] == FILE_NAME
+    dated = document_metadata(doc(title, "Jane Smith", "June 2013", "Abstract"), path, title)
+    assert dated["year"] == 2013 and dated["metadata_source"]["year"] == PDF_TEXT

@@ -625,6 +625,21 @@ def _year(text: str, info: dict[str, str], header: list[str] | None = None,
     return None, None
 
 
+def file_name_year(path: Path | None) -> int | None:
+    """The one year a file's name gives, set apart from other digits ("Smith - 2019 -
+    Title.pdf", Zotero's way of naming a paper's file; "Rcpp-jss-2011.pdf";
+    "smith2019deep.pdf"): a year the person who named the file gave it. None when the name
+    has none, or several; an arXiv identifier's digits are no year ("2003.12345" is March
+    2020)."""
+    if path is None:
+        return None
+    stem = re.sub(r"\d{4}\.\d{4,5}(?:v\d+)?", " ", path.stem)  # an arXiv id: 2003.12345
+    years = {int(y) for y in re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", stem)}
+    if len(years) == 1 and _year_ok(year := years.pop()):
+        return year
+    return None
+
+
 def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
     from citeloom.zotero.base import find_dois  # the DOI rules Zotero matching uses (normalised)
 
@@ -727,6 +742,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         out["authors"], src["authors"] = authors, how
     year, how = _year(text, info, _header(first_page, title), first_page,
                       whole=" ".join(_page_texts(doc, 10_000)))
+    if not year and (year := file_name_year(path)):  # what the page gives wins
+        how = FILE_NAME
     if year:
         out["year"], src["year"] = year, how
     doi, how = _doi(text, info)
