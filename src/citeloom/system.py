@@ -95,30 +95,15 @@ def require(path: Path, need: int, what: str, margin: int = WRITE_MARGIN) -> Non
 def pdf_pages(path: Path) -> int:
     """Pages of a PDF without converting it (an estimate for other files, and for a PDF
     PDFium cannot open: 1 per 100 KB)."""
-    pages = counted_pages(path) if path.suffix.lower() == ".pdf" else None
-    if pages is not None:
-        return pages
+    if path.suffix.lower() == ".pdf":
+        from citeloom.convert.pdfcheck import pdf_pages as counted
+
+        if pages := counted(path):
+            return pages
     try:
         return max(1, path.stat().st_size // (100 * 1024))
     except OSError:
         return 1
-
-
-def counted_pages(path: Path, password: str | None = None) -> int | None:
-    """A PDF's pages as PDFium counts them (opened with ``password`` if it is encrypted);
-    None when it cannot be opened: encrypted without the password, or damaged."""
-    try:
-        import pypdfium2 as pdfium
-        from docling.utils.locks import pypdfium2_lock  # PDFium is not thread-safe
-
-        with pypdfium2_lock:
-            doc = pdfium.PdfDocument(str(path), password=password)
-            try:
-                return len(doc)
-            finally:
-                doc.close()
-    except Exception:  # noqa: BLE001 - encrypted or damaged: the conversion says so
-        return None
 
 
 # -- reading on a full disk -------------------------------------------------------------------
@@ -299,7 +284,9 @@ def long_document(path: Path | None, password: str | None = None) -> bool:
     is not called long: its size says little, and a fresh worker would cost for nothing."""
     if path is None or path.suffix.lower() != ".pdf":
         return False
-    return (counted_pages(path, password) or 0) >= LONG_DOCUMENT_PAGES
+    from citeloom.convert.pdfcheck import pdf_pages as counted
+
+    return counted(path, password) >= LONG_DOCUMENT_PAGES
 
 
 def trim_heap() -> None:

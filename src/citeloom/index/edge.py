@@ -78,7 +78,6 @@ LOCK_FILE = "model_lock.json"
 #: The largest segment an optimize makes (KB of vectors; about 20,000 passages of bge-small):
 #: each optimize then rewrites at most that much, not the whole index.
 MAX_SEGMENT_KB: int | None = 30_000
-SEGMENT_POINTS = 20_000  # (what MAX_SEGMENT_KB holds: Index.segment_points)
 COLD = True  # (False and no cap: the layout before session 20, for benchmarks/)
 #: Points written between two optimizes of a long ingest: the segment being written keeps
 #: its vectors' and payload indexes' working copies in memory until it is optimized
@@ -166,7 +165,10 @@ class EdgeIndex(Index):
 
     @property
     def segment_points(self) -> int | None:  # type: ignore[override]
-        return SEGMENT_POINTS if self.optimize_every else None
+        """What a capped segment holds: ``MAX_SEGMENT_KB`` of float32 dense vectors (20,000
+        passages of a 384-dimensional model)."""
+        lock = self.lock() if self.optimize_every and MAX_SEGMENT_KB else None
+        return MAX_SEGMENT_KB * 1024 // (4 * lock.dense_dim) if lock and MAX_SEGMENT_KB else None
 
     def _edge(self) -> contextlib.AbstractContextManager[None]:
         """Edge's errors as CiteLoom's (INDEX_DAMAGED, DISK_FULL): see edgefaults.py."""
