@@ -156,7 +156,7 @@ class Pool(Executor):
     def _note_rss(self, slot: _Slot, *reported: float) -> None:
         """Peak RSS of a live worker (VmHWM), kept for the benchmark's figures, with the
         peaks it reported for its last document (it starts VmHWM again for each step)."""
-        rss = max(peak_rss_mb(slot.proc.pid), *reported)
+        rss = max([peak_rss_mb(slot.proc.pid), *reported])
         slot.peak_rss_mb = max(slot.peak_rss_mb, rss)
         self.peak_rss_mb = max(self.peak_rss_mb, rss)
 
