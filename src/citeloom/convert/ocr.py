@@ -121,6 +121,9 @@ class CiteloomTesseractOcrOptions(TesseractCliOcrOptions):
 
 #: Tesseract reads PGM straight into memory: no PNG encode/decode (~0.25 s a page).
 _OCR_IMAGE_SUFFIX = ".pgm"
+#: The most pixels a region is rendered at for Tesseract: an A3 page at 216 dpi (an A4 or
+#: Letter page, at 4.5 MP, is never scaled down). A poster's A0 page would be 72 MP.
+MAX_OCR_PIXELS = 9_500_000
 #: Page images for Tesseract go to ``<root>/<pid>/``. A conversion worker killed on
 #: timeout cannot delete its own; the next process to OCR removes the folders of
 #: processes that are gone.
@@ -227,12 +230,20 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         page.parsed_page.char_cells = []
         page.parsed_page.has_words = page.parsed_page.has_chars = False
 
+    def _scale(self, rect: BoundingBox) -> float:
+        """Docling's OCR scale (216 dpi), or less for a region so large (a poster's page)
+        that it would render to more than :data:`MAX_OCR_PIXELS`: its type is large too."""
+        from citeloom.convert.layout import render_scale
+
+        return render_scale(rect.width, rect.height, self.scale, MAX_OCR_PIXELS)
+
     def _full_page_ocr(self, page: Any) -> list[TextCell]:
         rect = BoundingBox(l=0, t=0, r=page.size.width, b=page.size.height,
                            coord_origin=CoordOrigin.TOPLEFT)
-        image = page._backend.get_page_image(scale=self.scale, cropbox=rect)
+        scale = self._scale(rect)
+        image = page._backend.get_page_image(scale=scale, cropbox=rect)
         words, orientation, read_image = self._recognise(image)
-        return self._cells(words, rect, self.scale, orientation, read_image.size)
+        return self._cells(words, rect, scale, orientation, read_image.size)
 
     def _repair(self, conv_res: Any, page: Any) -> dict[str, Any] | None:
         """Run the ladder on a page whose parsed text does not read as language; returns
@@ -435,7 +446,8 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
                                      coord_origin=CoordOrigin.TOPLEFT)]
         cells: list[TextCell] = []
         for rect in rects:
-            image = page._backend.get_page_image(scale=self.scale, cropbox=rect)
+            scale = self._scale(rect)
+            image = page._backend.get_page_image(scale=scale, cropbox=rect)
             osd_first = scanned and page.size.width > page.size.height
             words, orientation, read_image = self._recognise(image, osd_first=osd_first)
             if orientation and scanned:
@@ -443,8 +455,8 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
                 w, h = page.size.width, page.size.height
                 self._turn_page(conv_res, page, angle)
                 turned_rect = rotate_bbox(rect, angle, w, h)
-                return self._cells(words, turned_rect, self.scale, 0, read_image.size)
-            cells.extend(self._cells(words, rect, self.scale, orientation, read_image.size))
+                return self._cells(words, turned_rect, scale, 0, read_image.size)
+            cells.extend(self._cells(words, rect, scale, orientation, read_image.size))
         return cells
 
     def _process(self, conv_res: Any, page: Any) -> Any:
