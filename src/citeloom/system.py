@@ -95,15 +95,31 @@ def require(path: Path, need: int, what: str, margin: int = WRITE_MARGIN) -> Non
 def pdf_pages(path: Path) -> int:
     """Pages of a PDF without converting it (an estimate for other files, and for a PDF
     PDFium cannot open: 1 per 100 KB)."""
-    if path.suffix.lower() == ".pdf":
-        from citeloom.convert.pdfcheck import pdf_pages as counted
-
-        if pages := counted(path):
-            return pages
+    if path.suffix.lower() == ".pdf" and (pages := counted_pages(path)):
+        return pages
     try:
         return max(1, path.stat().st_size // (100 * 1024))
     except OSError:
         return 1
+
+
+def counted_pages(path: Path, password: str | None = None) -> int:
+    """The number of pages PDFium finds in ``path`` (opened with ``password`` if it is
+    encrypted); 0 when it cannot open the file (the conversion then says why)."""
+    try:
+        import pypdfium2 as pdfium
+        from docling.utils.locks import pypdfium2_lock  # PDFium is not thread-safe
+    except ImportError:
+        return 0
+    with pypdfium2_lock:
+        try:
+            pdf = pdfium.PdfDocument(str(path), password=password)
+        except Exception:  # noqa: BLE001 - damaged or locked: not this function's to tell
+            return 0
+        try:
+            return len(pdf)
+        finally:
+            pdf.close()
 
 
 # -- reading on a full disk -------------------------------------------------------------------
@@ -284,9 +300,7 @@ def long_document(path: Path | None, password: str | None = None) -> bool:
     is not called long: its size says little, and a fresh worker would cost for nothing."""
     if path is None or path.suffix.lower() != ".pdf":
         return False
-    from citeloom.convert.pdfcheck import pdf_pages as counted
-
-    return counted(path, password) >= LONG_DOCUMENT_PAGES
+    return counted_pages(path, password) >= LONG_DOCUMENT_PAGES
 
 
 def trim_heap() -> None:

@@ -156,7 +156,7 @@ def test_names_over_a_reports_title(found: dict) -> None:
 
 def test_the_text_layers_rows_and_a_cover_that_names_roles() -> None:
     from citeloom.convert.textlayer import page_rows
-    from citeloom.structure.metadata import _layer_rows
+    from citeloom.structure.header import layer_rows
 
     rows = page_rows(CORPUS2 / "survival__timedep.pdf", 1)
     assert "Terry Therneau, Cynthia Crowson, Elizabeth Atkinson" in rows
@@ -166,7 +166,7 @@ def test_the_text_layers_rows_and_a_cover_that_names_roles() -> None:
     # cannot say which is which, so Docling's reading stands.
     cover = CORPUS2 / "texlive__elteikthesis_en.pdf"
     assert any("John Doe" in r for r in page_rows(cover, 1))
-    assert _layer_rows(cover, None, "Title of the thesis") == ([], [])
+    assert layer_rows(cover, None, "Title of the thesis") == ([], [])
 
 
 @pytest.mark.parametrize(("name", "title"), [
@@ -522,7 +522,7 @@ def test_raised_marks_are_set_apart_in_the_rows_and_a_particle_is_no_name() -> N
     ("spam__jss15.pdf", None),
 ])
 def test_a_year_the_file_name_gives(name: str, year: int | None) -> None:
-    from citeloom.structure.metadata import file_name_year
+    from citeloom.structure.header import file_name_year
 
     assert file_name_year(Path(name)) == year
 

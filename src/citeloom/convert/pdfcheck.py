@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from citeloom.system import counted_pages
+
 #: Bytes read from each end of a PDF to check its header and end-of-file marker.
 _PDF_PROBE_BYTES = 1024
 
@@ -70,15 +72,4 @@ def pdf_open_problem(path: Path, password: str | None) -> tuple[str, str] | None
 def pdf_pages(path: Path, password: str | None = None) -> int:
     """The number of pages PDFium finds in ``path``; 0 when it cannot open the file (the
     conversion then says why)."""
-    import pypdfium2 as pdfium
-    from docling.utils.locks import pypdfium2_lock
-
-    with pypdfium2_lock:
-        try:
-            pdf = pdfium.PdfDocument(str(path), password=password)
-        except Exception:  # noqa: BLE001 - damaged or locked: not this function's to tell
-            return 0
-        try:
-            return len(pdf)
-        finally:
-            pdf.close()
+    return counted_pages(path, password)

@@ -21,6 +21,8 @@ from typing import Any
 
 from citeloom.payload import PARTICLES, family_name
 from citeloom.payload import fold as _fold
+from citeloom.structure.header import file_name_year, layer_rows
+from citeloom.structure.header import year_ok as _year_ok
 
 PDF_TEXT = "pdf-text"
 PDF_METADATA = "pdf-metadata"
@@ -186,12 +188,6 @@ def _info(path: Path | None, password: str | None) -> dict[str, str]:
             pdf.close()
     except Exception:  # metadata is a nicety; a broken file fails in conversion
         return {}
-
-
-def _year_ok(year: int) -> bool:
-    import datetime
-
-    return 1800 <= year <= datetime.date.today().year + 1
 
 
 # Where the header (title, byline, date) ends: the abstract, contents or first section.
@@ -625,21 +621,6 @@ def _year(text: str, info: dict[str, str], header: list[str] | None = None,
     return None, None
 
 
-def file_name_year(path: Path | None) -> int | None:
-    """The one year a file's name gives, set apart from other digits ("Smith - 2019 -
-    Title.pdf", Zotero's way of naming a paper's file; "Rcpp-jss-2011.pdf";
-    "smith2019deep.pdf"): a year the person who named the file gave it. None when the name
-    has none, or several; an arXiv identifier's digits are no year ("2003.12345" is March
-    2020)."""
-    if path is None:
-        return None
-    stem = re.sub(r"\d{4}\.\d{4,5}(?:v\d+)?", " ", path.stem)  # an arXiv id: 2003.12345
-    years = {int(y) for y in re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", stem)}
-    if len(years) == 1 and _year_ok(year := years.pop()):
-        return year
-    return None
-
-
 def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
     from citeloom.zotero.base import find_dois  # the DOI rules Zotero matching uses (normalised)
 
@@ -649,63 +630,6 @@ def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
         if found:
             return found[0], source
     return None, None
-
-
-# A thesis cover's labelled names: the supervisor sits beside the author. A role with a
-# colon anywhere in a row, or a row that is only a role ("Relatori", "Thesis Advisors").
-_ROLE_LABEL = re.compile(
-    r"\b(?:supervisor|advis[eo]r|referee|examiner|consultant|reviewer|promoter|mentor)s?"
-    r"\s*:|^(?:(?:co-?)?(?:supervisors?|supervisore|advis[eo]rs?|thesis advis[eo]rs?|"
-    r"relator[ei]|correlator[ei]|candidat[oi]|laureand[oi]|betreuer(?:in)?|"
-    r"(?:erst|zweit)?gutachter(?:in)?|prüfer(?:in)?|directeur|rapporteurs?|encadrant|"
-    r"director(?:a|es)?|asesor(?:a|es)?|orientador(?:a|es)?|tutor(?:a|es)?|promotor(?:en)?|"
-    r"committee|chair)\s*:?)$", re.IGNORECASE)
-
-
-def _squashed(text: str) -> str:
-    """Letters and digits only, folded: a title's rows compared whatever their spacing and
-    marks ("package∗", "L ATEX")."""
-    return re.sub(r"[\W_]+", "", _fold(text))
-
-
-def _layer_rows(path: Path | None, password: str | None, title: str = ""
-                ) -> tuple[list[str], list[str]]:
-    """Page 1's rows as its text layer sets them (``textlayer.page_rows``), for the byline:
-    Docling may merge a title, its names and their affiliations into one paragraph
-    ("Terry Therneau Cynthia Crowson Elizabeth Atkinson Mayo Clinic"), where the PDF keeps
-    a name per line or per column. The rows from the title on (a title set over several
-    rows given as one), and apart those above it (a report's names over its title, or a
-    journal's side column: "Corresponding author", an editor).
-
-    Both empty unless the title is one of the rows: a page read from its top has title and
-    affiliation lines that pass for names ("Los Angeles"), so without the title to start
-    from, Docling's reading decides. Empty too for a file that is no PDF or whose title is
-    its file name, a text layer that does not read as words (Docling's reading, OCR's
-    included, is the better one) and a cover that labels its people by role (a
-    supervisor beside the author)."""
-    if (path is None or path.suffix.lower() != ".pdf" or not path.is_file()
-            or title == path.stem):
-        return [], []
-    from citeloom.convert.texthealth import OK, health
-    from citeloom.convert.textlayer import page_rows
-
-    rows = page_rows(path, 1, password)
-    if not rows or health(" ".join(rows)).score < OK or any(map(_ROLE_LABEL.search, rows)):
-        return [], []
-    rows = [row.replace("’", "'") for row in rows]  # as Docling gives it: "O'Connell"
-    whole = _squashed(title)
-    for i, row in enumerate(rows if len(whole) >= 10 else []):
-        part = _squashed(row)
-        if len(part) >= 10 and whole.startswith(part) and not part.startswith(whole):
-            end, joined = i + 1, part  # the title's rows: joined while they spell it
-            while (end < len(rows) and _squashed(rows[end])
-                   and whole.startswith(joined + _squashed(rows[end]))):
-                joined += _squashed(rows[end])
-                end += 1
-            return [title, *rows[end:]], rows[:i]
-        if part.startswith(whole):
-            return rows[i:], rows[:i]
-    return [], []
 
 
 def document_metadata(doc: Any, path: Path | None, title: str, *,
@@ -729,7 +653,7 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
                         PDF_METADATA if path is not None and title == pdf_metadata_title(path)
                         else PDF_TEXT)
     # The text layer's rows first: they keep the names' lines and columns apart.
-    rows, above = _layer_rows(path, password, title)
+    rows, above = layer_rows(path, password, title)
     authors, how = _authors(rows, info, text, title) if rows else ([], None)
     if not authors:
         authors, how = _authors(first_page, info, text, title)

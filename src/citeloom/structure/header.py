@@ -1,0 +1,93 @@
+"""Page 1's header as the PDF's own text layer sets it, and a year a file's name gives: what
+:mod:`citeloom.structure.metadata` reads where Docling's paragraphs lose the lines.
+
+Docling merges a header into paragraphs ("Terry Therneau Cynthia Crowson Elizabeth
+Atkinson Mayo Clinic"); PDFium's text layer keeps each name on its line and each column
+apart (:func:`citeloom.convert.textlayer.page_rows`). docs/DECISIONS.md "Names and titles
+from page 1's text layer" gives the guards and what they were measured on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from citeloom.payload import fold as _fold
+
+
+def year_ok(year: int) -> bool:
+    """A year a paper can have: from 1800 to next year."""
+    import datetime
+
+    return 1800 <= year <= datetime.date.today().year + 1
+
+
+# A thesis cover's labelled names: the supervisor sits beside the author. A role with a
+# colon anywhere in a row, or a row that is only a role ("Relatori", "Thesis Advisors").
+_ROLE_LABEL = re.compile(
+    r"\b(?:supervisor|advis[eo]r|referee|examiner|consultant|reviewer|promoter|mentor)s?"
+    r"\s*:|^(?:(?:co-?)?(?:supervisors?|supervisore|advis[eo]rs?|thesis advis[eo]rs?|"
+    r"relator[ei]|correlator[ei]|candidat[oi]|laureand[oi]|betreuer(?:in)?|"
+    r"(?:erst|zweit)?gutachter(?:in)?|prüfer(?:in)?|directeur|rapporteurs?|encadrant|"
+    r"director(?:a|es)?|asesor(?:a|es)?|orientador(?:a|es)?|tutor(?:a|es)?|promotor(?:en)?|"
+    r"committee|chair)\s*:?)$", re.IGNORECASE)
+
+
+def _squashed(text: str) -> str:
+    """Letters and digits only, folded: a title's rows compared whatever their spacing and
+    marks ("package∗", "L ATEX")."""
+    return re.sub(r"[\W_]+", "", _fold(text))
+
+
+def layer_rows(path: Path | None, password: str | None, title: str = ""
+                ) -> tuple[list[str], list[str]]:
+    """Page 1's rows as its text layer sets them (``textlayer.page_rows``), for the byline:
+    Docling may merge a title, its names and their affiliations into one paragraph
+    ("Terry Therneau Cynthia Crowson Elizabeth Atkinson Mayo Clinic"), where the PDF keeps
+    a name per line or per column. The rows from the title on (a title set over several
+    rows given as one), and apart those above it (a report's names over its title, or a
+    journal's side column: "Corresponding author", an editor).
+
+    Both empty unless the title is one of the rows: a page read from its top has title and
+    affiliation lines that pass for names ("Los Angeles"), so without the title to start
+    from, Docling's reading decides. Empty too for a file that is no PDF or whose title is
+    its file name, a text layer that does not read as words (Docling's reading, OCR's
+    included, is the better one) and a cover that labels its people by role (a
+    supervisor beside the author)."""
+    if (path is None or path.suffix.lower() != ".pdf" or not path.is_file()
+            or title == path.stem):
+        return [], []
+    from citeloom.convert.texthealth import OK, health
+    from citeloom.convert.textlayer import page_rows
+
+    rows = page_rows(path, 1, password)
+    if not rows or health(" ".join(rows)).score < OK or any(map(_ROLE_LABEL.search, rows)):
+        return [], []
+    rows = [row.replace("’", "'") for row in rows]  # as Docling gives it: "O'Connell"
+    whole = _squashed(title)
+    for i, row in enumerate(rows if len(whole) >= 10 else []):
+        part = _squashed(row)
+        if len(part) >= 10 and whole.startswith(part) and not part.startswith(whole):
+            end, joined = i + 1, part  # the title's rows: joined while they spell it
+            while (end < len(rows) and _squashed(rows[end])
+                   and whole.startswith(joined + _squashed(rows[end]))):
+                joined += _squashed(rows[end])
+                end += 1
+            return [title, *rows[end:]], rows[:i]
+        if part.startswith(whole):
+            return rows[i:], rows[:i]
+    return [], []
+
+
+def file_name_year(path: Path | None) -> int | None:
+    """The one year a file's name gives, set apart from other digits ("Smith - 2019 -
+    Title.pdf", Zotero's way of naming a paper's file; "Rcpp-jss-2011.pdf";
+    "smith2019deep.pdf"): a year the person who named the file gave it. None when the name
+    has none, or several; an arXiv identifier's digits are no year ("2003.12345" is March
+    2020)."""
+    if path is None:
+        return None
+    stem = re.sub(r"\d{4}\.\d{4,5}(?:v\d+)?", " ", path.stem)  # an arXiv id: 2003.12345
+    years = {int(y) for y in re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", stem)}
+    if len(years) == 1 and year_ok(year := years.pop()):
+        return year
+    return None
