@@ -288,13 +288,12 @@ def test_an_encrypted_long_document_is_counted_with_the_project_password(
     without it the pages are unknown and the file is not called long (no fresh worker for a
     guess from its size)."""
     from citeloom import system
-    from citeloom.convert.pdfcheck import pdf_pages
 
     from ..conftest import CORPUS
 
     locked = CORPUS / "edge" / "docling__2206.01062_pg3_password.pdf"  # password 1234
-    assert pdf_pages(locked) == 0
-    pages = pdf_pages(locked, "1234")
+    assert system.counted_pages(locked) == 0
+    pages = system.counted_pages(locked, "1234")
     assert pages and pages >= 1
     monkeypatch.setattr(system, "LONG_DOCUMENT_PAGES", pages)
     assert system.long_document(locked, "1234")

@@ -39,6 +39,7 @@ from PIL import Image
 from pydantic import Field
 
 from citeloom.convert import textlayer
+from citeloom.convert.layout import render_scale
 from citeloom.convert.rotation import RotatedPageBackend, rotate_bbox, rotate_rect
 from citeloom.convert.texthealth import OK, REREAD, UNREADABLE, Health, health
 from citeloom.errors import OcrUnavailable
@@ -233,8 +234,6 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
     def _scale(self, rect: BoundingBox) -> float:
         """Docling's OCR scale (216 dpi), or less for a region so large (a poster's page)
         that it would render to more than :data:`MAX_OCR_PIXELS`: its type is large too."""
-        from citeloom.convert.layout import render_scale
-
         return render_scale(rect.width, rect.height, self.scale, MAX_OCR_PIXELS)
 
     def _full_page_ocr(self, page: Any) -> list[TextCell]:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citeloom.system import counted_pages
-
 #: Bytes read from each end of a PDF to check its header and end-of-file marker.
 _PDF_PROBE_BYTES = 1024
 
@@ -67,9 +65,3 @@ def pdf_open_problem(path: Path, password: str | None) -> tuple[str, str] | None
     except Exception:  # noqa: BLE001 - diagnosis only; Docling's own error is reported
         return None
     return None
-
-
-def pdf_pages(path: Path, password: str | None = None) -> int:
-    """The number of pages PDFium finds in ``path``; 0 when it cannot open the file (the
-    conversion then says why)."""
-    return counted_pages(path, password)

@@ -22,7 +22,14 @@ from typing import Any
 
 from citeloom.config import WORKER_MAX_DOCUMENTS, WORKER_MAX_RSS_MB, ProjectConfig
 from citeloom.errors import CiteLoomError, ConfigError, ConversionFailed, UnreadableInput
-from citeloom.system import long_document, peak_rss_mb, trim_heap, worker_context, worn
+from citeloom.system import (
+    counted_pages,
+    long_document,
+    peak_rss_mb,
+    trim_heap,
+    worker_context,
+    worn,
+)
 
 
 @dataclass(frozen=True)
@@ -197,10 +204,9 @@ def deadline_s(path: Path | None, project: ProjectConfig) -> float:
     base = project.conversion_timeout_s
     if path is None or not project.conversion_page_s or path.suffix.lower() != ".pdf":
         return base
-    from citeloom.convert.pdfcheck import pdf_pages
 
     password = project.pdf_password_text
-    return base + project.conversion_page_s * pdf_pages(path, password)
+    return base + project.conversion_page_s * counted_pages(path, password)
 
 
 def timed_out(name: str, timeout_s: float) -> ConversionFailed:

@@ -167,8 +167,9 @@ class EdgeIndex(Index):
     def segment_points(self) -> int | None:  # type: ignore[override]
         """What a capped segment holds: ``MAX_SEGMENT_KB`` of float32 dense vectors (20,000
         passages of a 384-dimensional model)."""
-        lock = self.lock() if self.optimize_every and MAX_SEGMENT_KB else None
-        return MAX_SEGMENT_KB * 1024 // (4 * lock.dense_dim) if lock and MAX_SEGMENT_KB else None
+        if not (self.optimize_every and MAX_SEGMENT_KB) or (lock := self.lock()) is None:
+            return None
+        return MAX_SEGMENT_KB * 1024 // (4 * lock.dense_dim)
 
     def _edge(self) -> contextlib.AbstractContextManager[None]:
         """Edge's errors as CiteLoom's (INDEX_DAMAGED, DISK_FULL): see edgefaults.py."""

@@ -213,8 +213,8 @@ class WorkerSide:
 
 def run_task(task: Task, project: ProjectConfig, side: WorkerSide) -> Done:
     """Prepare one task in a worker; every failure comes back as data."""
-    side.task, side.conversion, side.convert_s, side.convert_cpu_s = task, None, 0.0, 0.0
-    side.convert_mb = 0.0
+    side.task, side.conversion = task, None
+    side.convert_s = side.convert_cpu_s = side.convert_mb = 0.0
     done = Done(task.key, pid=os.getpid())
     reset_peak_rss()
     started, cpu = time.perf_counter(), time.process_time()
