@@ -282,6 +282,10 @@ def test_publisher_bylines(line: str, names: list[str]) -> None:
     ("(Received April 2, 2003; revised November 21, 2007)", 2007),
     ("Electron. J. Things 7 (2013), paper no. 12, 1-20.", 2013),
     ("We received 40 responses in March 2019 and more later.", None),  # no history line
+    ("regression.\nVersion: June 28, 2019.\n1", 2019),  # a vignette's version line
+    ("First version: May 2016\nThis version: March 3, 2018", 2018),
+    ("This document corresponds to version 1.0.8 and was typeset on January 11, 2022.", None),
+    ("the version: June 2, 2004 release notes", None),  # not a line's start
 ])
 def test_publisher_year_lines(text: str, year: int | None) -> None:
     from citeloom.structure.metadata import _year

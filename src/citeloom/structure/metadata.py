@@ -238,11 +238,14 @@ _PROCEEDINGS = re.compile(rf"^(?:Proceedings|Proc\.)\s+of\s+(?:the\s+)?(?:[\w.&-
                           rf"{YEAR}\b")
 # Dates a journal or preprint prints about the paper itself: revtex's "(Dated: December 27,
 # 2018)", AASTeX's "Draft version February 26, 2021", Elsevier's "Preprint submitted to
-# Elsevier June 8, 2018", "Submitted to ECP on January 2, 2013".
+# Elsevier June 8, 2018", "Submitted to ECP on January 2, 2013"; a working paper's or
+# vignette's own version line, "Version: June 28, 2019", "This version: March 2020" (not
+# "First version:", not a build stamp such as "typeset on ...": that is the file's date).
 _PAPER_DATE = re.compile(
     rf"\(Dated:?\s*(?:{_ANY_DATE})\)|\bDraft version\s+(?:{_ANY_DATE})|"
-    rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{_ANY_DATE})",
-    re.IGNORECASE)
+    rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{_ANY_DATE})|"
+    rf"^(?:(?:This|Current|Latest)\s+)?version\s*:\s*(?:{_ANY_DATE})",
+    re.IGNORECASE | re.MULTILINE)
 # The history line: "Received 4 July 2013; revised 10 December 2013; accepted 1 January
 # 2014", "(Received April 1, 2004; revised November 20, 2008)": the last of its dates.
 _HISTORY = re.compile(
