@@ -107,19 +107,41 @@ def counted_pages(path: Path, password: str | None = None) -> int:
     """The number of pages PDFium finds in ``path`` (opened with ``password`` if it is
     encrypted); 0 when it cannot open the file (the conversion then says why)."""
     try:
-        import pypdfium2 as pdfium
-        from docling.utils.locks import pypdfium2_lock  # PDFium is not thread-safe
-    except ImportError:
-        return 0
-    with pypdfium2_lock:
-        try:
-            pdf = pdfium.PdfDocument(str(path), password=password)
-        except Exception:  # noqa: BLE001 - damaged or locked: not this function's to tell
-            return 0
-        try:
+        with open_pdf(path, password) as pdf:
             return len(pdf)
+    except Exception:  # noqa: BLE001 - damaged, locked or no PDFium: not this one's to tell
+        return 0
+
+
+@contextlib.contextmanager
+def open_pdf(path: Path, password: str | None = None) -> Any:
+    """PDFium's document for ``path``, held under Docling's ``pypdfium2_lock`` for the
+    block and closed after it. PDFium is not thread-safe: a second thread of the process
+    (Docling's parse, a daemon's other job) must not be inside it at the same time. Not
+    reentrant: nothing inside the block may open another PDF this way."""
+    import pypdfium2 as pdfium
+    from docling.utils.locks import pypdfium2_lock
+
+    with pypdfium2_lock:
+        pdf = pdfium.PdfDocument(str(path), password=password)
+        try:
+            yield pdf
         finally:
             pdf.close()
+
+
+def pdf_info(path: Path | None, password: str | None = None) -> dict[str, str]:
+    """A PDF's document-info dictionary (Title, Author, Subject, Keywords, CreationDate…),
+    each value stripped; empty for another file type or a PDF PDFium cannot open (the
+    conversion says why)."""
+    if path is None or path.suffix.lower() != ".pdf" or not path.is_file():
+        return {}
+    try:
+        with open_pdf(path, password) as pdf:
+            return {k: (v or "").strip() for k, v in pdf.get_metadata_dict().items()
+                    if v is None or isinstance(v, str)}
+    except Exception:  # noqa: BLE001 - metadata is a nicety
+        return {}
 
 
 # -- reading on a full disk -------------------------------------------------------------------

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from citeloom.system import pdf_info as pdf_metadata
 from citeloom.zotero import Attachment, Creator, ItemMatcher, ZoteroItem, match_item
 from citeloom.zotero.base import find_dois, make_item
-from citeloom.zotero.match import pdf_first_pages_text, pdf_metadata
+from citeloom.zotero.match import pdf_first_pages_text
 
 PDFS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "pdfs" / "text"
 TEST1 = PDFS / "cermine__test1.pdf"  # DOI in metadata Subject, title in metadata Title

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from citeloom.system import open_pdf
+
 
 @dataclass(frozen=True)
 class Style:
@@ -45,7 +47,6 @@ def read_pdf_styles(pdf_path: Path, boxes: Mapping[str, tuple[int, tuple[float, 
     found, give no style. The body style is the most common size and font (by characters)
     on the pages read.
     """
-    import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
 
     styles: dict[str, Style] = {}
@@ -54,8 +55,7 @@ def read_pdf_styles(pdf_path: Path, boxes: Mapping[str, tuple[int, tuple[float, 
     by_page: dict[int, list[tuple[str, tuple[float, ...], str]]] = defaultdict(list)
     for key, (page_no, box, text) in boxes.items():
         by_page[page_no].append((key, box, text))
-    pdf = pdfium.PdfDocument(str(pdf_path), password=password)
-    try:
+    with open_pdf(pdf_path, password) as pdf:  # PDFium: one thread at a time
         name_buf = ctypes.create_string_buffer(256)
         flags = ctypes.c_int()
         matrix = pdfium_c.FS_MATRIX()
@@ -105,8 +105,6 @@ def read_pdf_styles(pdf_path: Path, boxes: Mapping[str, tuple[int, tuple[float, 
                 textpage.close()
             finally:
                 page.close()
-    finally:
-        pdf.close()
     body = None
     if size_counts and font_counts:
         body = Style(size=size_counts.most_common(1)[0][0], bold=False, italic=False,
@@ -135,11 +133,8 @@ def line_end_hyphens(pdf_path: Path, password: str | None = None
     """Per page, (text before, word part before, word part after) around every hyphen the
     PDF prints at a line end, from PDFium's text layer (which marks syllable-break hyphens
     U+0002 and keeps others as "-" before the line break)."""
-    import pypdfium2 as pdfium
-
     pairs: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
-    pdf = pdfium.PdfDocument(str(pdf_path), password=password)
-    try:
+    with open_pdf(pdf_path, password) as pdf:  # PDFium: one thread at a time
         for page_no, page in enumerate(pdf, start=1):
             try:
                 textpage = page.get_textpage()
@@ -150,6 +145,4 @@ def line_end_hyphens(pdf_path: Path, password: str | None = None
             for m in _RAW_BREAK_RE.finditer(text):
                 context = " ".join(text[max(0, m.start() - 16):m.start()].split()[1:])
                 pairs[page_no].append((context, m.group(1), m.group(2)))
-    finally:
-        pdf.close()
     return pairs

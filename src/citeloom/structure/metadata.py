@@ -23,6 +23,7 @@ from citeloom.payload import PARTICLES, family_name
 from citeloom.payload import fold as _fold
 from citeloom.structure.header import file_name_year, layer_rows
 from citeloom.structure.header import year_ok as _year_ok
+from citeloom.system import pdf_info
 
 PDF_TEXT = "pdf-text"
 PDF_METADATA = "pdf-metadata"
@@ -173,21 +174,6 @@ def _page_texts(doc: Any, pages: int = 1) -> list[str]:
             if text:
                 out.append(text)
     return out
-
-
-def _info(path: Path | None, password: str | None) -> dict[str, str]:
-    if path is None or path.suffix.lower() != ".pdf" or not path.is_file():
-        return {}
-    try:
-        import pypdfium2 as pdfium
-
-        pdf = pdfium.PdfDocument(str(path), password=password)
-        try:
-            return {k: (v or "").strip() for k, v in pdf.get_metadata_dict().items()}
-        finally:
-            pdf.close()
-    except Exception:  # metadata is a nicety; a broken file fails in conversion
-        return {}
 
 
 # Where the header (title, byline, date) ends: the abstract, contents or first section.
@@ -640,9 +626,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     """Title, authors, year and DOI of a converted document, from its first pages and its
     PDF info dictionary, with ``metadata_source`` saying where each came from (a field
     not found is left out of both)."""
-    from citeloom.structure.titles import pdf_metadata_title
 
-    info = _info(path, password)
+    info = pdf_info(path, password)
     first_page = _page_texts(doc, 1)
     text = "\n".join(_page_texts(doc, 2))
     out: dict[str, Any] = {"metadata_source": {}}
@@ -653,7 +638,7 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     if title:
         out["title"] = title
         src["title"] = (FILE_NAME if path is not None and title == path.stem else
-                        PDF_METADATA if path is not None and title == pdf_metadata_title(path)
+                        PDF_METADATA if title == info.get("Title")
                         else PDF_TEXT)
     # The text layer's rows first: they keep the names' lines and columns apart.
     rows, above = layer_rows(path, password, title)

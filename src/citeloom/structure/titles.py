@@ -40,20 +40,11 @@ def plausible_title(text: str | None) -> bool:
     return letters / max(1, len(text.replace(" ", ""))) > 0.7
 
 
-def pdf_metadata_title(path: Path) -> str | None:
+def pdf_metadata_title(path: Path, password: str | None = None) -> str | None:
     """The Title field of a PDF's info dictionary, if it is there and plausible."""
-    if path.suffix.lower() != ".pdf":
-        return None
-    try:
-        import pypdfium2 as pdfium
+    from citeloom.system import pdf_info
 
-        pdf = pdfium.PdfDocument(str(path))
-        try:
-            title = (pdf.get_metadata_dict().get("Title") or "").strip()
-        finally:
-            pdf.close()
-    except Exception:  # metadata is a nicety; a broken file fails later, in conversion
-        return None
+    title = pdf_info(path, password).get("Title", "")
     return title if plausible_title(title) else None
 
 
@@ -143,7 +134,7 @@ def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> s
 
     pdf = path.suffix.lower() == ".pdf" and path.is_file()
     title = find_title(doc) or document_title(
-        doc, path.stem, pdf_metadata_title(path) if pdf else None)
+        doc, path.stem, pdf_metadata_title(path, password) if pdf else None)
     if title == path.stem and pdf:
         title = layer_title(path, password) or title
     return title

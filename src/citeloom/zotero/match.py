@@ -17,6 +17,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Literal
 
+from citeloom.system import open_pdf, pdf_info
 from citeloom.zotero.base import ZoteroItem, find_dois
 
 log = logging.getLogger(__name__)
@@ -38,36 +39,16 @@ def normalise_title(text: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
 
 
-def pdf_metadata(path: Path) -> dict[str, str]:
-    """The PDF's document-info dictionary (Title, Subject, Keywords…); empty if unreadable."""
-    try:
-        import pypdfium2 as pdfium
-
-        doc = pdfium.PdfDocument(str(path))
-        try:
-            return {k: v for k, v in doc.get_metadata_dict().items() if isinstance(v, str)}
-        finally:
-            doc.close()
-    except Exception as exc:  # a broken or encrypted PDF just has no metadata to offer
-        log.debug("no metadata from %s: %s", path, exc)
-        return {}
-
-
 def pdf_first_pages_text(path: Path, pages: int = 2) -> str:
     """Text of the first ``pages`` pages (empty for scans or unreadable files)."""
     try:
-        import pypdfium2 as pdfium
-
-        doc = pdfium.PdfDocument(str(path))
-        try:
+        with open_pdf(path) as doc:
             out = []
             for i in range(min(pages, len(doc))):
                 textpage = doc[i].get_textpage()
                 out.append(textpage.get_text_range())
                 textpage.close()
             return "\n".join(out)
-        finally:
-            doc.close()
     except Exception as exc:
         log.debug("no text from %s: %s", path, exc)
         return ""
@@ -100,7 +81,7 @@ class ItemMatcher:
         if hit is not None:
             return hit, "attachment"
 
-        meta = pdf_metadata(pdf_path) if pdf_path.is_file() else {}
+        meta = pdf_info(pdf_path)
         if first_pages_text is None:
             first_pages_text = pdf_first_pages_text(pdf_path) if pdf_path.is_file() else ""
         meta_text = " ".join(meta.get(k, "") for k in ("Subject", "Keywords", "Title"))
