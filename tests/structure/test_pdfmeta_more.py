@@ -284,13 +284,24 @@ def test_publisher_bylines(line: str, names: list[str]) -> None:
     ("We received 40 responses in March 2019 and more later.", None),  # no history line
     ("regression.\nVersion: June 28, 2019.\n1", 2019),  # a vignette's version line
     ("First version: May 2016\nThis version: March 3, 2018", 2018),
-    ("This document corresponds to version 1.0.8 and was typeset on January 11, 2022.", None),
+    # the document's own build line (a date the reader sees on its page)
+    ("This document corresponds to version 1.0.8 and was typeset on January 11, 2022.", 2022),
+    ("This version was compiled on February 10, 2020 with R 3.6", 2020),
+    ("Samples were processed on 3 May 2019 in the lab.", None),  # not the document's
     ("the version: June 2, 2004 release notes", None),  # not a line's start
 ])
 def test_publisher_year_lines(text: str, year: int | None) -> None:
     from citeloom.structure.metadata import _year
 
     assert _year(text, {})[0] == year
+
+
+def test_the_date_under_the_title_comes_before_the_build_line() -> None:
+    from citeloom.structure.metadata import _year
+
+    text = "A Vignette\nAnn Writer\nMay 2004\nThis file was typeset on June 1, 2021."
+    assert _year(text, {}, ["A Vignette", "Ann Writer", "May 2004"])[0] == 2004
+    assert _year(text, {}, ["A Vignette", "Ann Writer"])[0] == 2021
 
 
 @pytest.mark.parametrize(("line", "year"), [

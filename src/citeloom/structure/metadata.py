@@ -237,6 +237,12 @@ _PAPER_DATE = re.compile(
 _HISTORY = re.compile(
     rf"\bReceived:?\s+(?:on\s+)?(?:{_ANY_DATE})(?:[^\n]{{0,60}}?\b(?:revised|accepted|"
     rf"published)(?:\s+\w+){{0,2}}:?\s+(?:on\s+)?(?:{_ANY_DATE}))*", re.IGNORECASE)
+# The document's own build line, which the reader sees on its pages (unlike the file's
+# creation date, which only the info dictionary holds): "This document corresponds to Rcpp
+# version 1.0.8 and was typeset on January 11, 2022", "This version was compiled on
+# February 10, 2020". After a date under the title, which the author set.
+_BUILT = re.compile(rf"\b(?:typeset|compiled)\b[^\n]{{0,60}}?\bon\s+(?:{_ANY_DATE})",
+                    re.IGNORECASE)
 # A thesis's title page: "A dissertation submitted ... in The University of Michigan 2008".
 _THESIS = re.compile(r"\b(?:thesis|dissertation)\b", re.IGNORECASE)
 # What follows a name on a JSS-style byline line: its affiliation ("Carter T. Butts
@@ -565,11 +571,11 @@ def _year(text: str, info: dict[str, str], header: list[str] | None = None,
     "Published" line, a manuscript's "Dated:"/"Draft version"/"Preprint submitted to ..."
     date, the last date of its "Received ...; accepted ..." line; then a date in the header
     under the title ("June 2002", "January 6, 2023", "Budapest, 2022", "2021"), a thesis's
-    "submitted ... 2008"; then the year of the published version the paper's own note
-    names, on any page of ``whole`` ("A previous version of this manuscript was published
-    in ... (2008)"); then a year in the info dictionary's Subject. Never the file's
-    creation date (a paper printed to PDF years later carries that year), never a year
-    cited in the text."""
+    "submitted ... 2008", the document's "typeset on <date>" line; then the year of the
+    published version the paper's own note names, on any page of ``whole`` ("A previous
+    version of this manuscript was published in ... (2008)"); then a year in the info
+    dictionary's Subject. Never the file's creation date (a paper printed to PDF years
+    later carries that year), never a year cited in the text."""
     for rx in (_VOLUME, _CITATION, _ISSUE, _SELF_CITE, _ARXIV):
         year = _first_year(rx, text)
         if year:
@@ -601,6 +607,9 @@ def _year(text: str, info: dict[str, str], header: list[str] | None = None,
                                                line)
         if m and _year_ok(int(m.group(1))):
             return int(m.group(1)), PDF_TEXT
+    year = _first_year(_BUILT, text)
+    if year:
+        return year, PDF_TEXT
     year = _version_note_year(whole or text)  # its note about its published version
     if year:
         return year, PDF_TEXT
