@@ -296,6 +296,39 @@ def test_publisher_year_lines(text: str, year: int | None) -> None:
     assert _year(text, {})[0] == year
 
 
+@pytest.mark.parametrize(("name", "person"), [
+    ("ETH Zurich", None),  # an institution's acronym before a word
+    ("MRC Biostatistics Unit", None),
+    ("Epigenomics AG", None),  # a company
+    ("CV Radhakrishnan", "Radhakrishnan, CV"),  # initials without their dots
+    ("Wei WANG", "Wang, Wei"),  # a family name in capitals
+])
+def test_an_acronym_or_a_company_is_no_person(name: str, person: str | None) -> None:
+    from citeloom.structure.metadata import _person
+
+    assert _person(name) == person
+
+
+def test_a_date_line_from_the_text_layer_and_a_footnote_mark_after_a_cited_year() -> None:
+    from citeloom.structure.metadata import _year
+
+    assert _year("", {}, ["Version 1.7", "27 November, 2022"])[0] == 2022
+    # "(1992) 1 ," is a citation with its footnote mark, not a journal's volume
+    assert _year("see DiDonato and Morris (1992) 1 , and further references", {})[0] is None
+    assert _year("Clinical Science (2014) 126, 305-313", {})[0] == 2014
+
+
+@pytest.mark.parametrize(("row", "continued"), [
+    ("Extended Model Formulas in R: Multiple Parts and", True),
+    ("A Study of", True), ("Widgets:", True),
+    ("Extended Model Formulas in R", False), ("Ann Writer and Bo Lee", False),
+])
+def test_a_title_row_that_ends_mid_phrase_goes_on(row: str, continued: bool) -> None:
+    from citeloom.structure.header import _CONTINUED
+
+    assert bool(_CONTINUED.search(row)) == continued
+
+
 def test_the_date_under_the_title_comes_before_the_build_line() -> None:
     from citeloom.structure.metadata import _year
 

@@ -38,6 +38,11 @@ def _squashed(text: str) -> str:
     return re.sub(r"[\W_]+", "", _fold(text))
 
 
+# A row that ends mid-phrase: the next one goes on with it (a title over two rows).
+_CONTINUED = re.compile(r"(?:\b(?:and|or|of|for|the|a|an|in|on|with|to|from|by|via)|[:,–-])\s*$",
+                        re.IGNORECASE)
+
+
 def layer_rows(path: Path | None, password: str | None, title: str = ""
                 ) -> tuple[list[str], list[str]]:
     """Page 1's rows as its text layer sets them (``textlayer.page_rows``), for the byline:
@@ -73,8 +78,11 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
                 joined += _squashed(rows[end])
                 end += 1
             return [title, *rows[end:]], rows[:i]
-        if part.startswith(whole):
-            return rows[i:], rows[:i]
+        if part.startswith(whole):  # the title found is the row's start: its rows
+            end = i + 1             # go on while a row ends mid-phrase ("... Parts and")
+            while end < len(rows) and _CONTINUED.search(rows[end - 1]):
+                end += 1
+            return [rows[i], *rows[end:]], rows[:i]
     return [], []
 
 

@@ -32,7 +32,7 @@ ZOTERO = "zotero"
 
 # Words that say an "author" is a publisher, a generator or an office, not a person.
 NOT_A_PERSON = re.compile(
-    r"\b(journals?|press|publish\w*|office|user|admin\w*|university|universit\w+|inc|ltd|"
+    r"\b(journals?|press|publish\w*|office|user|admin\w*|university|universit\w+|inc|ltd|ag|unit|"
     r"llc|gmbh|corporation|company|society|association|department|institute|editor\w*|"
     r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
@@ -83,8 +83,9 @@ _COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)\s*(?:\w+\s+)?{YEAR}\b", re.IGN
 _PUBLISHED = re.compile(rf"\b(?:published(?: online)?|accepted)\s*:?\s*(?:\w+\s+){{0,3}}"
                         rf"{YEAR}\b", re.IGNORECASE)
 # A journal's own citation of the paper: "Clinical Science (2014) 126, 305–313",
-# "International Psychogeriatrics (2014), 26:1", "... Outcomes 2010, 4:1".
-_VOLUME = re.compile(rf"\({YEAR}\)\s*,?\s*(?:\d+\s*[,:(]|(?:article|paper)\s+(?:no\.|number)"
+# "International Psychogeriatrics (2014), 26:1", "... Outcomes 2010, 4:1". The volume
+# touches its comma or issue: "Morris (1992) 1 ," is a citation with a footnote mark.
+_VOLUME = re.compile(rf"\({YEAR}\)\s*,?\s*(?:\d+[,:(]|(?:article|paper)\s+(?:no\.|number)"
                      rf"\s*\d+)")
 _FAMILY = r"([A-Z][^\W\d_]+(?:[-'’][A-Z][^\W\d_]+)?)"
 # "Datta et al. Journal of Trauma Management & Outcomes 2010, 4:1" (a running header);
@@ -116,6 +117,9 @@ def _person(name: str) -> str | None:
         return None  # a family name is not an initial
     if len(words) == 2 and re.fullmatch(r"[A-Z]", words[0]):
         return None  # a bare letter is no given name under a title: "R Enthusiasts"
+    if (re.fullmatch(r"[A-Z]{3,}", words[0])
+            and not all(w.isupper() for w in words if len(w.rstrip(".")) > 1)):
+        return None  # an acronym before a name is an institution's: "ETH Zurich"
     # Journals that set family names in capitals: "Ross G. DOUGLAS" is Douglas.
     words = [w.title() if len(w) > 2 and w.isupper() else w for w in words]
     fam = family_name(" ".join(words))
@@ -189,7 +193,7 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
 _DAYS = (rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–—]\s*(?:{_MONTH}\s+)?\d{{1,2}}"
          rf"(?:st|nd|rd|th)?)?")
 _DATE = re.compile(rf"\b(?:{_MONTH}\s+(?:{_DAYS},?\s+)?{YEAR}|"
-                   rf"\d{{1,2}}\.?\s+{_MONTH}\s+{YEAR}|{YEAR}[-/](?:0?[1-9]|1[0-2])[-/]"
+                   rf"\d{{1,2}}\.?\s+{_MONTH},?\s+{YEAR}|{YEAR}[-/](?:0?[1-9]|1[0-2])[-/]"
                    rf"(?:0?[1-9]|[12]\d|3[01]))\b", re.IGNORECASE)
 # A thesis's place and year: "Budapest, 2022".
 _PLACE_YEAR = re.compile(rf"^[A-Z][^\W\d_]+(?:[ -][A-Z][^\W\d_]+)?,\s*{YEAR}$")
@@ -663,6 +667,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         out["authors"], src["authors"] = authors, how
     year, how = _year(text, info, _header(first_page, title), first_page,
                       whole=" ".join(_page_texts(doc, 10_000)))
+    if not year and rows:  # a date line Docling left out of page 1's items
+        year, how = _year("", info, _header(rows, title))
     if not year and (year := file_name_year(path)):  # what the page gives wins
         how = FILE_NAME
     if year:
