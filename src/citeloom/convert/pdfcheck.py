@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from citeloom.system import open_pdf
+
 #: Bytes read from each end of a PDF to check its header and end-of-file marker.
 _PDF_PROBE_BYTES = 1024
 
@@ -47,11 +49,10 @@ def pdf_problem(path: Path) -> tuple[str, str] | None:
 def pdf_open_problem(path: Path, password: str | None) -> tuple[str, str] | None:
     """Why PDFium cannot open ``path`` (after Docling failed on it), if it can tell."""
     import pypdfium2 as pdfium
-    from docling.utils.locks import pypdfium2_lock
 
     try:
-        with pypdfium2_lock:
-            pdfium.PdfDocument(str(path), password=password).close()
+        with open_pdf(path, password):
+            pass
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
             if password:

@@ -204,7 +204,6 @@ def deadline_s(path: Path | None, project: ProjectConfig) -> float:
     base = project.conversion_timeout_s
     if path is None or not project.conversion_page_s or path.suffix.lower() != ".pdf":
         return base
-
     password = project.pdf_password_text
     return base + project.conversion_page_s * counted_pages(path, password)
 
