@@ -27,7 +27,7 @@ from citeloom.payload import external_metadata, heading_key, merge_metadata
 from citeloom.service import CiteLoom
 from citeloom.service.api import QueryRequest
 from citeloom.sources.texts import TextDoc
-from citeloom.structure.metadata import parse_byline
+from citeloom.structure.names import parse_byline
 
 from ..conftest import FIXTURE_PDFS, shared_settings
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from citeloom.payload import family_name
-from citeloom.structure.metadata import PDF_METADATA, PDF_TEXT, document_metadata, parse_byline
+from citeloom.structure.metadata import PDF_METADATA, PDF_TEXT, document_metadata
+from citeloom.structure.names import parse_byline
 
 from ..conftest import CORPUS, SHARED
 
@@ -296,17 +297,17 @@ def test_publisher_year_lines(text: str, year: int | None) -> None:
     assert _year(text, {})[0] == year
 
 
-@pytest.mark.parametrize(("name", "person"), [
+@pytest.mark.parametrize(("name", "expected"), [
     ("ETH Zurich", None),  # an institution's acronym before a word
     ("MRC Biostatistics Unit", None),
     ("Epigenomics AG", None),  # a company
     ("CV Radhakrishnan", "Radhakrishnan, CV"),  # initials without their dots
     ("Wei WANG", "Wang, Wei"),  # a family name in capitals
 ])
-def test_an_acronym_or_a_company_is_no_person(name: str, person: str | None) -> None:
-    from citeloom.structure.metadata import _person
+def test_an_acronym_or_a_company_is_no_person(name: str, expected: str | None) -> None:
+    from citeloom.structure.names import person
 
-    assert _person(name) == person
+    assert person(name) == expected
 
 
 def test_a_date_line_from_the_text_layer_and_a_footnote_mark_after_a_cited_year() -> None:
@@ -550,14 +551,14 @@ def test_which_rows_of_the_largest_type_make_a_title(
 
 def test_raised_marks_are_set_apart_in_the_rows_and_a_particle_is_no_name() -> None:
     from citeloom.convert.textlayer import page_rows
-    from citeloom.structure.metadata import _person
+    from citeloom.structure.names import person
 
     rows = page_rows(CORPUS2 / "coin__LegoCondInf.pdf", 1)
     byline = next(r for r in rows if "Hothorn" in r)
     assert "Hothorn 1" in byline and "Hornik 2" in byline  # not "Hothorn1", "Hornik2"
     assert parse_byline(byline) == ["Hothorn, Torsten", "Hornik, Kurt"]
-    assert _person("di Giove") is None  # a particle and a family name: no given name
-    assert _person("Graduate Interdisciplinary Program") is None
+    assert person("di Giove") is None  # a particle and a family name: no given name
+    assert person("Graduate Interdisciplinary Program") is None
 
 
 @pytest.mark.parametrize(("name", "year"), [

@@ -19,10 +19,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from citeloom.payload import PARTICLES, family_name
+from citeloom.payload import family_name
 from citeloom.payload import fold as _fold
 from citeloom.structure.header import file_name_year, layer_rows
 from citeloom.structure.header import year_ok as _year_ok
+from citeloom.structure.names import NAME_WORD, NOT_A_PERSON, SYMBOLS, parse_byline, person
+from citeloom.structure.titles import layer_title
 from citeloom.system import pdf_info
 
 PDF_TEXT = "pdf-text"
@@ -30,54 +32,6 @@ PDF_METADATA = "pdf-metadata"
 FILE_NAME = "file-name"
 ZOTERO = "zotero"
 
-# Words that say an "author" is a publisher, a generator or an office, not a person.
-NOT_A_PERSON = re.compile(
-    r"\b(journals?|press|publish\w*|office|user|admin\w*|university|universit\w+|inc|ltd|ag|unit|"
-    r"llc|gmbh|corporation|company|society|association|department|institute|editor\w*|"
-    r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
-    r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
-    r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
-    r"working|draft|preprint|technical|front|cover|contents|summary|project|"
-    # nouns titles are made of ("Heavy Mesons In A Relativistic Model" is not a person)
-    r"models?|analys[ie]s|methods?|theory|systems?|learning|networks?|data|approach|"
-    r"inference|estimation|regression|evaluation|design|framework|applications?|"
-    r"simulations?|optimi[sz]ation|algorithms?|package|statistic\w*|computing|"
-    r"computation|dynamics|structures?|effects?|patients?|performance|detection|"
-    r"recognition|language|processing|prediction|classification|supplementary|"
-    r"material|vignette|manual|guide|notes|lecture|thesis|dissertation|clinic|hospital|"
-    r"foundation|cent(?:er|re)|laborator\w*|school|college|faculty|team|group|"
-    # what a cover prints under a name: a post, a field
-    r"lecturers?|assistants?|supervisors?|advis[eo]rs?|sciences?|engineering|informatics|"
-    r"reports|area|layout|sketch|biographical|lab|programm?e?s?|titularis|"
-    r"information\w*)\b",
-    re.IGNORECASE)
-# Words a name never has: "In", "Of", "The" start title words, not given names.
-_FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
-                             "an", "at", "by", "via", "using", "towards", "toward", "into",
-                             "its", "is", "are", "how", "what", "why", "new", "or"})
-# Titles before a name: "Dr. Jens Oehlschlägel", "Prof. Dr. Kurt Hornik".
-_HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\s+)+",
-                        re.IGNORECASE)
-# A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
-# font did not map).
-_MARKERS = r"(?:[\d*†‡§¶#∗⁎\ufffd]\)?)"
-# Elsevier's and AIP's affiliation letters: "Migchielsen a,1,∗", "Thane b,d" (a lone
-# lower-case letter after a space; never glued to the name, which ends in one).
-_LETTER = r"(?:[a-z]\)?)"
-# Affiliation marks after a name: "Agyeman-Duah 1*", "Theurer 2,3", "Ball1*",
-# "Krishnan a,c,∗,1", "Tomonaga1,∗)".
-_AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{_MARKERS}|\s+{_LETTER})"
-                    rf"(?:\s*,?\s*{_MARKERS}|\s*,\s*{_LETTER})*"
-                    rf"(?=\s*(?:,|and\b|&|$))")
-# Degrees after a name: "John J. Smith, B.A.", "Jane Doe, MD, PhD".
-_DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?\s?D|"
-                     r"Ph\.?\s?D|D\.?\s?Phil|MPH|MBA|R\.?N)\.?(?=\s*(?:,|and\b|&|$))")
-# Generation suffixes: "William J. Hansen Jr", "John H. Lienhard V".
-_SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?=\s*(?:,|and\b|&|$))")
-_NAME_WORD = re.compile(r"^(?:[A-Z][.]?|(?:[A-Z]\.){2,}|"
-                        r"[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*\.?)$")
-# A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee).
-_CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
 YEAR = r"(1[89]\d\d|20\d\d)"
 _COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)\s*(?:\w+\s+)?{YEAR}\b", re.IGNORECASE)
 _PUBLISHED = re.compile(rf"\b(?:published(?: online)?|accepted)\s*:?\s*(?:\w+\s+){{0,3}}"
@@ -95,78 +49,6 @@ _CITATION = re.compile(rf"\b{_FAMILY}\s+et al\.?;?\s+[A-Z][^\n©()]{{0,80}}?\b{Y
                        rf"\({YEAR}\)")
 
 
-def _person(name: str) -> str | None:
-    """``First Last`` as ``Last, First`` when it reads like a person's name, else None."""
-    name = _HONORIFIC.sub("", name.strip(" .;"))
-    words = name.split()
-    if not 2 <= len(words) <= 6 or NOT_A_PERSON.search(name):
-        return None
-    if not all(_NAME_WORD.match(w) or w.lower() in PARTICLES for w in words):
-        return None
-    if any(w.lower() in _FUNCTION_WORDS for w in words):
-        return None  # "Heavy Mesons In A Relativistic Model": a title line
-    if sum(w.lower() not in PARTICLES for w in words) > 4:
-        return None
-    initials = [i for i, w in enumerate(words) if len(w.rstrip(".")) == 1]
-    if initials and initials[-1] > 0 and sum(
-            w.lower() not in PARTICLES for w in words[initials[-1] + 1:]) > 1:
-        return None  # "Leif T. Johnson Charles J. Geyer": two people (split_run's)
-    if any(_CAMEL.search(w) for w in words):
-        return None  # "JavaScript", "PubTabNet": a product, not a person
-    if words[-1].lower() in PARTICLES or len(words[-1].rstrip(".")) < 2:
-        return None  # a family name is not an initial
-    if len(words) == 2 and re.fullmatch(r"[A-Z]", words[0]):
-        return None  # a bare letter is no given name under a title: "R Enthusiasts"
-    if (re.fullmatch(r"[A-Z]{3,}", words[0])
-            and not all(w.isupper() for w in words if len(w.rstrip(".")) > 1)):
-        return None  # an acronym before a name is an institution's: "ETH Zurich"
-    # Journals that set family names in capitals: "Ross G. DOUGLAS" is Douglas.
-    words = [w.title() if len(w) > 2 and w.isupper() else w for w in words]
-    fam = family_name(" ".join(words))
-    given = " ".join(words[: len(words) - len(fam.split(" "))])
-    if not given:
-        return None  # "di Giove": a particle and a word, no given name
-    return f"{fam}, {given}"
-
-
-# "Leif T. Johnson Charles J. Geyer": names each with initials, one after the other.
-_INITIALED = (r"[A-Z][^\W\d_]+(?:-[A-Z][^\W\d_]+)?(?:\s+[A-Z]\.)+\s+"
-              r"[A-Z][^\W\d_]+(?:[-'’][A-Z]?[^\W\d_]+)?")
-_RUN = re.compile(rf"^(?:{_INITIALED}\s*){{2,}}$")
-
-
-def _split_run(part: str) -> list[str]:
-    """A part that is several initialed names in a row, as those names; else the part."""
-    part = part.strip()
-    if _RUN.match(part):
-        return re.findall(_INITIALED, part)
-    return [part]
-
-
-def parse_byline(text: str) -> list[str]:
-    """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
-    the line does not read as a list of names (every part must)."""
-    text = " ".join(text.split())
-    if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
-        return []
-    # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
-    text = re.sub(r"\s*\([^()]{0,60}\)", "", text)
-    text = _AFFIL.sub("", re.sub(r"^by\s+", "", text, flags=re.IGNORECASE))
-    text = _SUFFIX.sub("", _DEGREE.sub("", text))
-    # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
-    text = re.sub(r"(?<=[^\W\d_])\s*[*†‡§¶∗⁎]+\s+(?=[A-Z])", ", ", text)
-    parts = re.split(r"\s*,\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", text,
-                     flags=re.IGNORECASE)
-    # Marks before a name ("Anna Sundström, 1 Michael Rönnlund") go too.
-    parts = [re.sub(rf"^(?:{_MARKERS}\s*)+", "", p) for p in parts]
-    parts = [q for p in parts if p.strip() for q in _split_run(p)]
-    names = [_person(p) for p in parts]
-    if not names or any(n is None for n in names):
-        return []
-    if len(parts) == 1 and len(parts[0].split()) >= 4 and not re.search(
-            r"\b[A-Z]\.?(?:\s|$)", parts[0]):
-        return []  # "John Kiplinger Valerie Yaw": two people on a line, or one? Not known.
-    return [n for n in names if n]
 
 
 def _page_texts(doc: Any, pages: int = 1) -> list[str]:
@@ -187,13 +69,19 @@ _HEADER_END = re.compile(r"^(?:abstract|summary|contents|table of contents|keywo
 # The same, inside a line: page 1 given as one item ("<title> <names> Abstract This ...").
 _ABSTRACT_IN_LINE = re.compile(r"\s(?:Abstract|ABSTRACT|Summary|Keywords)\b")
 _EMAIL = re.compile(r"\S+@\S+")
+# Months in English, and as French, German and Spanish papers print them ("27 octobre 2018",
+# "3. März 2020", "15 de marzo de 2019").
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
-          r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+          r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|"
+          r"janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|"
+          r"novembre|d[ée]cembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember|"
+          r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|"
+          r"octubre|noviembre|diciembre)\.?")
 # A date: "January 6, 2023", "June 2002", "5 June 2017", "2023/01/06", "2022-11-13".
 _DAYS = (rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–—]\s*(?:{_MONTH}\s+)?\d{{1,2}}"
          rf"(?:st|nd|rd|th)?)?")
 _DATE = re.compile(rf"\b(?:{_MONTH}\s+(?:{_DAYS},?\s+)?{YEAR}|"
-                   rf"\d{{1,2}}\.?\s+{_MONTH},?\s+{YEAR}|{YEAR}[-/](?:0?[1-9]|1[0-2])[-/]"
+                   rf"\d{{1,2}}\.?\s+(?:de\s+)?{_MONTH},?\s+(?:de\s+)?{YEAR}|{YEAR}[-/](?:0?[1-9]|1[0-2])[-/]"
                    rf"(?:0?[1-9]|[12]\d|3[01]))\b", re.IGNORECASE)
 # A thesis's place and year: "Budapest, 2022".
 _PLACE_YEAR = re.compile(rf"^[A-Z][^\W\d_]+(?:[ -][A-Z][^\W\d_]+)?,\s*{YEAR}$")
@@ -311,7 +199,7 @@ def title_byline(title: str) -> tuple[str, list[str]]:
     """A title the names ran into ("Definitions of ψ-Functions Available in Robustbase
     Manuel Koller and Martin Mächler"): the title without them, and the names (two or
     more, joined by "and"); else the title as it is and no names."""
-    words = title.split()
+    words = re.sub(rf"[{SYMBOLS}]+(?=and\s)", " ", title).split()  # "Weston✯and Rich"
     for i in range(len(words) - 3, 1, -1):
         tail = " ".join(words[i:])
         if not re.search(r"\s(?:and|&)\s", tail):
@@ -319,6 +207,23 @@ def title_byline(title: str) -> tuple[str, list[str]]:
         names = parse_byline(tail)
         if len(names) >= 2 and all(len(n.split()) <= 3 for n in names):
             return " ".join(words[:i]).rstrip(" ,;:"), names
+    return title, []
+
+
+def run_on(title: str, path: Path, password: str | None = None) -> tuple[str, list[str]]:
+    """A title item that ran on into the byline under it ("Hexagon Binning: an Overview
+    Nicholas Lewin-Koh✯ January 8, 2021"): the words in page 1's largest type
+    (:func:`layer_title`) and the names after them; the title as it is and no names when
+    what follows is not names (a subtitle in a smaller type stays)."""
+    head = re.sub(r"\W", "", _fold(layer_title(path, password) or ""))
+    words = title.split()
+    for i in range(1, len(words) if head else 0):
+        done = re.sub(r"\W", "", _fold(" ".join(words[:i])))
+        if done == head:
+            names = parse_byline(_DATE.sub("", " ".join(words[i:])))
+            return (" ".join(words[:i]), names) if names else (title, [])
+        if len(done) >= len(head):
+            break
     return title, []
 
 
@@ -359,7 +264,7 @@ def _lead_name(line: str) -> list[str]:
             continue
         if _INSTITUTION_NEXT.match(words[i].strip(",.")):
             return []  # "Andrew W. Mellon Foundation", "Johns Hopkins University"
-        name = _person(" ".join(words[:i]))
+        name = person(" ".join(words[:i]))
         if name:
             return [name]
     return []
@@ -376,7 +281,7 @@ def _named_by_address(line: str) -> list[str]:
     mailbox = letters(m.group().split("@")[0])
     words = line[: m.start()].split()
     for n in (3, 2):
-        name = _person(" ".join(words[:n])) if n <= len(words) else None
+        name = person(" ".join(words[:n])) if n <= len(words) else None
         if name and len(family := letters(name.split(",")[0])) >= 3 and family in mailbox:
             return [name]
     return []
@@ -433,7 +338,7 @@ def _run_by_citation(line: str, text: str) -> list[str]:
     if len(words) > 40:
         return []
     first = len(words)
-    while first > 0 and _NAME_WORD.match(words[first - 1]):
+    while first > 0 and NAME_WORD.match(words[first - 1]):
         first -= 1
     starts = [0] if first == 0 else range(len(words) - 4, first - 1, -1)
     if not starts:
@@ -455,7 +360,7 @@ def _split_by_families(words: list[str], families: list[str]) -> list[str]:
                     if words[k] == family), None)
         if end is None:
             return []
-        names.append(_person(" ".join(words[start:end + 1])))
+        names.append(person(" ".join(words[start:end + 1])))
         start = end + 1
     if len(names) >= 2 and start == len(words) and all(names):
         return [n for n in names if n]
@@ -646,6 +551,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     out: dict[str, Any] = {"metadata_source": {}}
     src = out["metadata_source"]
     bare, named = title_byline(title) if title else (title, [])
+    if not named and title and path is not None and path.suffix.lower() == ".pdf":
+        bare, named = run_on(title, path, password)
     if named and path is not None and title != path.stem:
         title = bare  # the title finder took the byline in: the names are the authors
     if title:

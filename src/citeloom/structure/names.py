@@ -1,0 +1,133 @@
+"""A person's name and a byline: what reads as a name ("Jens Oehlschlägel", "A. B. Smith",
+"van der Berg, J."), what does not (a publisher, an office, a title's words), and a byline's
+names in order, as Zotero writes them (``Last, First``)."""
+
+from __future__ import annotations
+
+import re
+
+from citeloom.payload import PARTICLES, family_name
+
+# Words that say an "author" is a publisher, a generator or an office, not a person.
+NOT_A_PERSON = re.compile(
+    r"\b(journals?|press|publish\w*|office|user|admin\w*|university|universit\w+|inc|ltd|ag|unit|"
+    r"llc|gmbh|corporation|company|society|association|department|institute|editor\w*|"
+    r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
+    r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
+    r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
+    r"working|draft|preprint|technical|front|cover|contents|summary|project|"
+    # nouns titles are made of ("Heavy Mesons In A Relativistic Model" is not a person)
+    r"models?|analys[ie]s|methods?|theory|systems?|learning|networks?|data|approach|"
+    r"inference|estimation|regression|evaluation|design|framework|applications?|"
+    r"simulations?|optimi[sz]ation|algorithms?|package|statistic\w*|computing|"
+    r"computation|dynamics|structures?|effects?|patients?|performance|detection|"
+    r"recognition|language|processing|prediction|classification|supplementary|"
+    r"material|vignette|manual|guide|notes|lecture|thesis|dissertation|clinic|hospital|"
+    r"foundation|cent(?:er|re)|laborator\w*|school|college|faculty|team|group|"
+    # what a cover prints under a name: a post, a field
+    r"lecturers?|assistants?|supervisors?|advis[eo]rs?|sciences?|engineering|informatics|"
+    r"reports|area|layout|sketch|biographical|lab|programm?e?s?|titularis|"
+    r"information\w*)\b",
+    re.IGNORECASE)
+# Words a name never has: "In", "Of", "The" start title words, not given names.
+_FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
+                             "an", "at", "by", "via", "using", "towards", "toward", "into",
+                             "its", "is", "are", "how", "what", "why", "new", "or"})
+# Titles before a name: "Dr. Jens Oehlschlägel", "Prof. Dr. Kurt Hornik".
+_HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\s+)+",
+                        re.IGNORECASE)
+# A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
+# font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
+SYMBOLS = "*†‡§¶∗⁎✯⋆★"
+MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
+# Elsevier's and AIP's affiliation letters: "Migchielsen a,1,∗", "Thane b,d" (a lone
+# lower-case letter after a space; never glued to the name, which ends in one).
+_LETTER = r"(?:[a-z]\)?)"
+# Affiliation marks after a name: "Agyeman-Duah 1*", "Theurer 2,3", "Ball1*",
+# "Krishnan a,c,∗,1", "Tomonaga1,∗)".
+_AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{MARKERS}|\s+{_LETTER})"
+                    rf"(?:\s*,?\s*{MARKERS}|\s*,\s*{_LETTER})*"
+                    rf"(?=\s*(?:,|and\b|&|$))")
+# Degrees after a name: "John J. Smith, B.A.", "Jane Doe, MD, PhD".
+_DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?\s?D|"
+                     r"Ph\.?\s?D|D\.?\s?Phil|MPH|MBA|R\.?N)\.?(?=\s*(?:,|and\b|&|$))")
+# Generation suffixes: "William J. Hansen Jr", "John H. Lienhard V".
+_SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?=\s*(?:,|and\b|&|$))")
+NAME_WORD = re.compile(r"^(?:[A-Z][.]?|(?:[A-Z]\.){2,}|"
+                        r"[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*\.?)$")
+# A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee).
+_CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
+
+
+def person(name: str) -> str | None:
+    """``First Last`` as ``Last, First`` when it reads like a person's name, else None."""
+    name = _HONORIFIC.sub("", name.strip(" .;"))
+    words = name.split()
+    if not 2 <= len(words) <= 6 or NOT_A_PERSON.search(name):
+        return None
+    if not all(NAME_WORD.match(w) or w.lower() in PARTICLES for w in words):
+        return None
+    if any(w.lower() in _FUNCTION_WORDS for w in words):
+        return None  # "Heavy Mesons In A Relativistic Model": a title line
+    if sum(w.lower() not in PARTICLES for w in words) > 4:
+        return None
+    initials = [i for i, w in enumerate(words) if len(w.rstrip(".")) == 1]
+    if initials and initials[-1] > 0 and sum(
+            w.lower() not in PARTICLES for w in words[initials[-1] + 1:]) > 1:
+        return None  # "Leif T. Johnson Charles J. Geyer": two people (split_run's)
+    if any(_CAMEL.search(w) for w in words):
+        return None  # "JavaScript", "PubTabNet": a product, not a person
+    if words[-1].lower() in PARTICLES or len(words[-1].rstrip(".")) < 2:
+        return None  # a family name is not an initial
+    if len(words) == 2 and re.fullmatch(r"[A-Z]", words[0]):
+        return None  # a bare letter is no given name under a title: "R Enthusiasts"
+    if (re.fullmatch(r"[A-Z]{3,}", words[0])
+            and not all(w.isupper() for w in words if len(w.rstrip(".")) > 1)):
+        return None  # an acronym before a name is an institution's: "ETH Zurich"
+    # Journals that set family names in capitals: "Ross G. DOUGLAS" is Douglas.
+    words = [w.title() if len(w) > 2 and w.isupper() else w for w in words]
+    fam = family_name(" ".join(words))
+    given = " ".join(words[: len(words) - len(fam.split(" "))])
+    if not given:
+        return None  # "di Giove": a particle and a word, no given name
+    return f"{fam}, {given}"
+
+
+# "Leif T. Johnson Charles J. Geyer": names each with initials, one after the other.
+_INITIALED = (r"[A-Z][^\W\d_]+(?:-[A-Z][^\W\d_]+)?(?:\s+[A-Z]\.)+\s+"
+              r"[A-Z][^\W\d_]+(?:[-'’][A-Z]?[^\W\d_]+)?")
+_RUN = re.compile(rf"^(?:{_INITIALED}\s*){{2,}}$")
+
+
+def _split_run(part: str) -> list[str]:
+    """A part that is several initialed names in a row, as those names; else the part."""
+    part = part.strip()
+    if _RUN.match(part):
+        return re.findall(_INITIALED, part)
+    return [part]
+
+
+def parse_byline(text: str) -> list[str]:
+    """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
+    the line does not read as a list of names (every part must)."""
+    text = " ".join(text.split())
+    if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
+        return []
+    # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
+    text = re.sub(r"\s*\([^()]{0,60}\)", "", text)
+    text = _AFFIL.sub("", re.sub(r"^by\s+", "", text, flags=re.IGNORECASE))
+    text = _SUFFIX.sub("", _DEGREE.sub("", text))
+    # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
+    text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]+\s+(?=[A-Z])", ", ", text)
+    parts = re.split(r"\s*,\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", text,
+                     flags=re.IGNORECASE)
+    # Marks before a name ("Anna Sundström, 1 Michael Rönnlund") go too.
+    parts = [re.sub(rf"^(?:{MARKERS}\s*)+", "", p) for p in parts]
+    parts = [q for p in parts if p.strip() for q in _split_run(p)]
+    names = [person(p) for p in parts]
+    if not names or any(n is None for n in names):
+        return []
+    if len(parts) == 1 and len(parts[0].split()) >= 4 and not re.search(
+            r"\b[A-Z]\.?(?:\s|$)", parts[0]):
+        return []  # "John Kiplinger Valerie Yaw": two people on a line, or one? Not known.
+    return [n for n in names if n]
