@@ -39,6 +39,23 @@ SUSPENDED_FOLLOWERS = frozenset(
 # itself spells the closed form more often ("non-\ntrauma" -> "non-trauma").
 KEEP_HYPHEN_PREFIXES = frozenset(["non", "self", "well", "cross", "ex", "all", "half", "quasi"])
 _TOKEN_RE = re.compile(r"[^\W_][\w\-]*[^\W_]")
+# Accents that old TeX fonts (OT1) set as glyphs of their own before the letter, as the
+# text layer gives them: "M¨oller", "Fran¸cois", "Ren´e", "Bri`ere" (a grave only inside a
+# word: a backtick elsewhere is a quote or code).
+_SPACING_ACCENTS = {"¨": "\u0308", "´": "\u0301", "`": "\u0300", "ˆ": "\u0302",
+                    "˜": "\u0303", "¸": "\u0327", "ˇ": "\u030c", "˘": "\u0306",
+                    "˚": "\u030a", "¯": "\u0304", "˙": "\u0307", "˝": "\u030b", "˛": "\u0328"}
+_SPACING_ACCENT_RE = re.compile(r"(?:([¨´ˆ˜¸ˇ˘˚¯˙˝˛]) ?|(?<=[^\W\d_])(`))([A-Za-zıȷ])")
+
+
+def compose_accents(text: str) -> str:
+    """``text`` with each accent set apart before its letter put on the letter
+    ("M¨oller" -> "Möller", "¨ı" -> "ï")."""
+    def one(m: re.Match[str]) -> str:
+        base = {"ı": "i", "ȷ": "j"}.get(m.group(3), m.group(3))
+        return unicodedata.normalize("NFC", base + _SPACING_ACCENTS[m.group(1) or m.group(2)])
+
+    return _SPACING_ACCENT_RE.sub(one, text) if text else text
 
 
 def fold_alnum(text: str) -> str:

@@ -50,8 +50,9 @@ EXPECTED = {
         "metadata_source": {"title": "pdf-metadata", "authors": "pdf-text",
                             "year": "pdf-text", "doi": "pdf-metadata"}},
     # page 9 of a paper: it states neither its authors nor its year
+    # a page from the middle of a paper: its first heading ("5.1 ...") is no title
     "docling__2305.03393v1-pg9.pdf": {"authors": [], "year": None, "doi": None,
-                                      "metadata_source": {"title": "pdf-text"}},
+                                      "metadata_source": {"title": "file-name"}},
 }
 
 STAFFING = ("Quality improvement in the hospital depended on staffing: too few nurses per "

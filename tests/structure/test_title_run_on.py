@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from ..conftest import CORPUS
+
 BODY = [("Body text of the paper goes on here.", 10.0, 300.0 + 12 * k) for k in range(8)]
 
 
@@ -45,3 +47,63 @@ def test_a_footnote_star_glued_to_and_still_splits_the_names() -> None:
                         "Rich Calaway") == ("Getting Started with doParallel and foreach",
                                             ["Weston, Steve", "Calaway, Rich"])
     assert parse_byline("Anne Smith ⋆ Bob Jones ★") == ["Smith, Anne", "Jones, Bob"]
+
+
+@pytest.mark.parametrize(("text", "composed"), [
+    ("Steffen M¨oller", "Steffen Möller"),  # old TeX fonts (OT1) set the accent apart
+    ("Fran¸cois Michonneau", "François Michonneau"),
+    ("Ren´e Bri`ere, na¨ıve", "René Brière, naïve"),
+    ("Jindˇrich Kolorenˇc", "Jindřich Kolorenč"),
+    ("use `code` here", "use `code` here"),  # a backtick outside a word is no accent
+])
+def test_accents_set_apart_are_put_on_their_letters(text: str, composed: str) -> None:
+    from citeloom.text import compose_accents
+
+    assert compose_accents(text) == composed
+
+
+@pytest.mark.parametrize(("text", "year"), [
+    ("Qhull examples\nDavid C. Sterratt\n3rd February 2023", 2023),
+    ("An Example of mi Usage\nBen Goodrich and Jonathan Kropko\n06/16/2014", 2014),
+    ("Facture belge simple sans TVA\nSebille Robert\n27 octobre 2018", 2018),
+    ("Ein Beispiel\nMax Mustermann\n29. März 2017", 2017),
+    ("Un ejemplo\nAna García\n15 de marzo de 2019", 2019),
+    ("Package foo\nVersion 1.2.3\nSee 1/2/3 for more.", None),
+])
+def test_dates_under_a_title_in_other_forms_and_languages(text: str, year: int | None) -> None:
+    from citeloom.structure.metadata import _year
+
+    assert _year("", {}, text.split("\n"))[0] == year  # the lines under the title
+
+
+@pytest.mark.parametrize("name", ["Virginia Tech", "FH Technikum Wien",
+                                  "WU Wirtschaftsuniversität Wien", "Facultad de Ingeniería",
+                                  "Hochschule Bremen"])
+def test_an_institution_in_a_byline_is_no_person(name: str) -> None:
+    from citeloom.structure.names import person
+
+    assert person(name) is None
+
+
+@pytest.mark.parametrize(("title", "bare"), [
+    ("Using the doRNG package doRNG package - Version 1.8.6", "Using the doRNG package"),
+    ("The fastcluster package: User's manual Version 1.2.3",
+     "The fastcluster package: User's manual"),
+    ("An introduction to NMF package Version 0.25", "An introduction to NMF package"),
+    ("Generating heatmaps for Nonnegative Matrix Factorization Package NMF - Version 0.25",
+     "Generating heatmaps for Nonnegative Matrix Factorization"),
+    ("Version 2 of the Survey Design", "Version 2 of the Survey Design"),
+])
+def test_a_version_stamp_is_no_part_of_a_title(title: str, bare: str) -> None:
+    from citeloom.structure.titles import _VERSION_STAMP
+
+    assert _VERSION_STAMP.sub("", title) == bare
+
+
+def test_a_numbered_section_heading_is_never_the_title(converted) -> None:  # type: ignore[no-untyped-def]
+    """A page from the middle of a paper (its first heading "5.1 Hyper Parameter
+    Optimization"): no title, rather than a section's name."""
+    from citeloom.structure.titles import document_title
+
+    doc = converted(CORPUS / "text" / "docling__2305.03393v1-pg9.pdf")
+    assert document_title(doc, "fallback") == "fallback"

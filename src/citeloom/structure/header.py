@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from citeloom.payload import fold as _fold
+from citeloom.text import compose_accents
 
 
 def year_ok(year: int) -> bool:
@@ -67,7 +68,8 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
     rows = page_rows(path, 1, password)
     if not rows or health(" ".join(rows)).score < OK or any(map(_ROLE_LABEL.search, rows)):
         return [], []
-    rows = [row.replace("’", "'") for row in rows]  # as Docling gives it: "O'Connell"
+    # As Docling gives it ("O'Connell"), accents on their letters ("M¨oller": old TeX fonts).
+    rows = [compose_accents(row.replace("’", "'")) for row in rows]
     whole = _squashed(title)
     for i, row in enumerate(rows if len(whole) >= 10 else []):
         part = _squashed(row)

@@ -26,6 +26,7 @@ from citeloom.structure.header import year_ok as _year_ok
 from citeloom.structure.names import NAME_WORD, NOT_A_PERSON, SYMBOLS, parse_byline, person
 from citeloom.structure.titles import layer_title
 from citeloom.system import pdf_info
+from citeloom.text import compose_accents
 
 PDF_TEXT = "pdf-text"
 PDF_METADATA = "pdf-metadata"
@@ -52,11 +53,12 @@ _CITATION = re.compile(rf"\b{_FAMILY}\s+et al\.?;?\s+[A-Z][^\n©()]{{0,80}}?\b{Y
 
 
 def _page_texts(doc: Any, pages: int = 1) -> list[str]:
-    """Texts of every item (body and furniture) on the first ``pages`` pages, in order."""
+    """Texts of every item (body and furniture) on the first ``pages`` pages, in order,
+    accents composed ("M¨oller": old TeX fonts set them apart)."""
     out = []
     for item in getattr(doc, "texts", []):
         if any(p.page_no <= pages for p in getattr(item, "prov", [])):
-            text = " ".join(getattr(item, "text", "").split())
+            text = compose_accents(" ".join(getattr(item, "text", "").split()))
             if text:
                 out.append(text)
     return out
@@ -77,12 +79,15 @@ _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|
           r"novembre|d[ée]cembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember|"
           r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|"
           r"octubre|noviembre|diciembre)\.?")
-# A date: "January 6, 2023", "June 2002", "5 June 2017", "2023/01/06", "2022-11-13".
+# A date: "January 6, 2023", "June 2002", "5 June 2017", "3rd February 2023", "2023/01/06",
+# "2022-11-13", and a date line's "06/16/2014" (month first) or "16.06.2014".
 _DAYS = (rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–—]\s*(?:{_MONTH}\s+)?\d{{1,2}}"
          rf"(?:st|nd|rd|th)?)?")
+_DAY, _MONTH_NO = r"(?:0?[1-9]|[12]\d|3[01])", r"(?:0?[1-9]|1[0-2])"
 _DATE = re.compile(rf"\b(?:{_MONTH}\s+(?:{_DAYS},?\s+)?{YEAR}|"
-                   rf"\d{{1,2}}\.?\s+(?:de\s+)?{_MONTH},?\s+(?:de\s+)?{YEAR}|{YEAR}[-/](?:0?[1-9]|1[0-2])[-/]"
-                   rf"(?:0?[1-9]|[12]\d|3[01]))\b", re.IGNORECASE)
+                   rf"\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:de\s+)?{_MONTH},?\s+(?:de\s+)?{YEAR}|"
+                   rf"{YEAR}[-/]{_MONTH_NO}[-/]{_DAY}|{_MONTH_NO}/{_DAY}/{YEAR}|"
+                   rf"{_DAY}\.{_MONTH_NO}\.{YEAR})\b", re.IGNORECASE)
 # A thesis's place and year: "Budapest, 2022".
 _PLACE_YEAR = re.compile(rf"^[A-Z][^\W\d_]+(?:[ -][A-Z][^\W\d_]+)?,\s*{YEAR}$")
 # A journal's issue line: JSS "May 2004, Volume 11, Issue 9", "Volume 11, Issue 9 ...
@@ -144,7 +149,7 @@ _AFFIL_WORD = re.compile(r"^(?:universit\w*|institut\w*|department|dept\.?|schoo
                          r"faculty|laborator\w*|lab|cent(?:er|re)|hospital|clinic|"
                          r"technische|technikum|fh|core|team|foundation|corporation|inc\.?|"
                          r"research|national|federal|academy|ecole|école|polytechnic\w*|"
-                         r"group|division|google|microsoft|ibm|meta|amazon|mayo|"
+                         r"group|division|google|microsoft|ibm|meta|amazon|mayo|tech|"
                          r"[A-Z][a-z]+-(?:universit\w*|institut\w*))$", re.IGNORECASE)
 _UNIVERSITY = re.compile(r"^(?:universit\w*|[A-Z][a-z]+-universit\w*|technikum|hochschule)$",
                          re.IGNORECASE)

@@ -10,12 +10,13 @@ from citeloom.payload import PARTICLES, family_name
 
 # Words that say an "author" is a publisher, a generator or an office, not a person.
 NOT_A_PERSON = re.compile(
-    r"\b(journals?|press|publish\w*|office|user|admin\w*|university|universit\w+|inc|ltd|ag|unit|"
+    r"\b(journals?|press|publish\w*|office|user|admin\w*|\w*universit\w*|universidad|\w*hochschule|technikum|facultad|fakult\w*|escuela|"
+    r"instituto|departamento|inc|ltd|ag|unit|"
     r"llc|gmbh|corporation|company|society|association|department|institute|editor\w*|"
     r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
     r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
-    r"working|draft|preprint|technical|front|cover|contents|summary|project|"
+    r"working|draft|preprint|technical|tech|front|cover|contents|summary|project|"
     # nouns titles are made of ("Heavy Mesons In A Relativistic Model" is not a person)
     r"models?|analys[ie]s|methods?|theory|systems?|learning|networks?|data|approach|"
     r"inference|estimation|regression|evaluation|design|framework|applications?|"

@@ -106,9 +106,17 @@ def layer_title(path: Path, password: str | None = None) -> str | None:
     return title
 
 
+# A numbered section heading ("1 Convex hulls in 2D", "3.2 Results") is never the title.
+_NUMBERED = re.compile(r"^\d+(?:\.\d+)*\.?\s")
+# A version stamp a vignette's title line carries: "... Version 1.2.3", "... Package NMF -
+# Version 0.25", "... doRNG package - Version 1.8.6": the package's, not the title's.
+_VERSION_STAMP = re.compile(r"(?:\s+(?:[Pp]ackage\s+[\w.]+|[\w.]+\s+package)\s*[-–—:]|"
+                            r"\s*[-–—:,]?)\s*\bVersion\s+\d+(?:[.-]\d+)*\s*$")
+
+
 def document_title(doc: DoclingDocument, fallback: str, metadata_title: str | None = None) -> str:
     """The document's title item, else a plausible PDF metadata title, else the first
-    plausible heading on page 1, else ``fallback`` (the file name)."""
+    plausible heading on page 1 that is not numbered, else ``fallback`` (the file name)."""
     from docling_core.types.doc import DocItemLabel
 
     first_heading = None
@@ -121,7 +129,8 @@ def document_title(doc: DoclingDocument, fallback: str, metadata_title: str | No
             return text
         on_first_page = any(p.page_no == 1 for p in getattr(item, "prov", []))
         if (label == DocItemLabel.SECTION_HEADER and on_first_page and first_heading is None
-                and not is_boilerplate_heading(text) and plausible_title(text)):
+                and not is_boilerplate_heading(text) and plausible_title(text)
+                and not _NUMBERED.match(text)):
             first_heading = text
     return metadata_title or first_heading or fallback
 
@@ -129,12 +138,13 @@ def document_title(doc: DoclingDocument, fallback: str, metadata_title: str | No
 def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> str:
     """A converted file's title: the title item (on any layer), else
     :func:`document_title`'s choice, else the largest type on page 1 (:func:`layer_title`),
-    else the file's name."""
+    else the file's name; without a version stamp at its end, accents composed."""
     from citeloom.structure.headings import find_title
+    from citeloom.text import compose_accents
 
     pdf = path.suffix.lower() == ".pdf" and path.is_file()
     title = find_title(doc) or document_title(
         doc, path.stem, pdf_metadata_title(path, password) if pdf else None)
     if title == path.stem and pdf:
         title = layer_title(path, password) or title
-    return title
+    return compose_accents(_VERSION_STAMP.sub("", title) or title)
