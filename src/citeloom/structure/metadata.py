@@ -424,14 +424,16 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
 # Software (Hahsler, Hornik, and Buchta 2008)", "A shorter version of this introduction ... is
 # published as Karatzoglou, Smola, Hornik, and Zeileis (2004)". Not a preliminary,
 # conference or thesis version: that is another document.
-_NOTE_NOUN = (r"(?:manuscript|paper|article|document|vignette|introduction|note|work|report)"
+_NOTE_NOUN = (r"(?:package\s+)?"
+              r"(?:manuscript|paper|article|document|vignette|introduction|note|work|report)"
               r"(?:\s+(?:to|of|for)\s+(?:the\s+)?(?:R\s+)?package\s+[\w.]+)?")
 _VERSION_NOTE = re.compile(
-    rf"\b(?:an?|the)\s+(?:previous|earlier|shorter|original|first)\s+version\s+(?:of|to)\s+"
+    rf"\b(?:an?|the)\s+(?:(?:previous|earlier|shorter|original|first)\s+)?version\s+(?:of|to)\s+"
     rf"this\s+{_NOTE_NOUN}\b"
     r"|\bthe\s+original\s+(?:paper|article)\s+is\s*:"
     rf"|\bthis\s+{_NOTE_NOUN}\s+(?:is|was|has\s+been)\s+(?:an?\s+)?(?:\(?slightly\)?\s+)?"
-    r"(?:updated|modi(?:fi|\ufb01|\s)ed|revised|adapted|corrected)\s+(?:version\s+of|from)\b"
+    r"(?:updated|up[-\s]to[-\s]date|modi(?:fi|\ufb01|\s)ed|revised|adapted|corrected)\s+"
+    r"(?:version\s+of|from)\b"
     rf"|\bthis\s+{_NOTE_NOUN}\s+(?:was|has\s+been)\s+(?:originally\s+|first\s+)?published\s+"
     r"(?:in\s+(?:a\s+)?(?:similar|slightly\s+different|shorter|longer)\s+form\s+)?(?:as|in)\b",
     re.IGNORECASE)

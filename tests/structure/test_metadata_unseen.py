@@ -1,5 +1,7 @@
-"""A title item that ran on into the byline: cut where page 1's largest type ends, when what
-follows is names; a subtitle in a smaller type stays (structure.metadata.run_on)."""
+"""Kinds of first pages the blind metadata sets (heldout4, heldout5) showed: a title item
+that ran on into the byline, `\\thanks` stars, accents set apart by old TeX fonts, dates in
+other forms and languages, institutions in a byline, version stamps, numbered headings and
+notes about a published version (structure.metadata, structure.names, structure.titles)."""
 
 from __future__ import annotations
 
@@ -107,3 +109,16 @@ def test_a_numbered_section_heading_is_never_the_title(converted) -> None:  # ty
 
     doc = converted(CORPUS / "text" / "docling__2305.03393v1-pg9.pdf")
     assert document_title(doc, "fallback") == "fallback"
+
+
+@pytest.mark.parametrize(("text", "year"), [
+    ("A version of this article describing the package dbscan was published as Hahsler, "
+     "Piekenbrock, and Doran (2019) and should be cited.", 2019),
+    ("This package vignette is an up-to-date version of Alfons and Templ (2013), published "
+     "in the Journal of Statistical Software.", 2013),
+    ("The version of this document you read was built in 2020.", None),  # not published
+])
+def test_a_note_about_the_published_version_in_other_words(text: str, year: int | None) -> None:
+    from citeloom.structure.metadata import _version_note_year
+
+    assert _version_note_year(text) == year
