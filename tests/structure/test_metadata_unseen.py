@@ -122,3 +122,57 @@ def test_a_note_about_the_published_version_in_other_words(text: str, year: int 
     from citeloom.structure.metadata import _version_note_year
 
     assert _version_note_year(text) == year
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    ("Mark van der Loo", ["van der Loo, Mark"]),  # particles are no second person
+    ("Paul E. Johnson <pauljohn @ ku.edu>", ["Johnson, Paul E."]),  # the address goes
+    ("Jason P. Sinnwell∗and Daniel J. Schaid", ["Sinnwell, Jason P.", "Schaid, Daniel J."]),
+    ("Société Mathématique de France", []),
+    ("John Kiplinger Valerie Yaw", []),  # two people or one: not known
+])
+def test_bylines_the_blind_sets_showed(line: str, names: list[str]) -> None:
+    from citeloom.structure.names import parse_byline
+
+    assert parse_byline(line) == names
+
+
+def test_a_workshop_masthead_gives_the_year() -> None:
+    from citeloom.structure.metadata import _year
+
+    page = ["Proceedings of the 3rd International Workshop on Distributed Statistical "
+            "Computing (DSC 2003)", "March 20–22, Vienna, Austria ISSN 1609-395X"]
+    assert _year("", {}, None, page)[0] == 2003
+
+
+def _doc_with_heading(text: str):  # type: ignore[no-untyped-def]
+    from docling_core.types.doc import BoundingBox, DoclingDocument, ProvenanceItem
+
+    doc = DoclingDocument(name="x")
+    doc.add_heading(text=text, prov=ProvenanceItem(page_no=1, charspan=(0, len(text)),
+                                                    bbox=BoundingBox(l=0, t=0, r=1, b=1)))
+    return doc
+
+
+@pytest.mark.parametrize(("heading", "rows", "title"), [
+    # the largest type over the first heading (a \maketitle Docling did not mark)
+    ("Models for Fire Calls",
+     [("Introduction to Bayes Factors", 17.2, 164.0), ("Jim Albert", 12.0, 197.0),
+      ("March 18, 2018", 12.0, 220.0), ("Models for Fire Calls", 14.3, 262.0), *BODY],
+     "Introduction to Bayes Factors"),
+    # ... unless the heading goes on where the largest type's rows stop (a subtitle)
+    ("Support Vector Machines The Interface to libsvm in package e1071",
+     [("Support Vector Machines", 17.2, 100.0), ("The Interface to libsvm", 14.0, 125.0),
+      *BODY], "Support Vector Machines The Interface to libsvm in package e1071"),
+])
+def test_page_ones_largest_type_before_its_first_heading(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, heading: str, rows: list,
+        title: str) -> None:
+    import citeloom.convert.textlayer as textlayer
+    import citeloom.structure.titles as titles
+
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n")
+    monkeypatch.setattr(textlayer, "sized_rows", lambda *a, **k: rows)
+    monkeypatch.setattr(titles, "pdf_metadata_title", lambda *a, **k: None)
+    assert titles.title_of(_doc_with_heading(heading), pdf) == title

@@ -117,8 +117,7 @@ _SELF_CITE = re.compile(
 _CONF_RANGE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*[-–—]\s*"
                          rf"(?:{_MONTH}\s+)?\d{{1,2}}(?:st|nd|rd|th)?,?\s+{YEAR}\b",
                          re.IGNORECASE)
-_PROCEEDINGS = re.compile(rf"^(?:Proceedings|Proc\.)\s+of\s+(?:the\s+)?(?:[\w.&-]+\s+){{0,4}}?"
-                          rf"{YEAR}\b")
+_PROCEEDINGS = re.compile(rf"^(?:Proceedings|Proc\.)\s+of\s+[^\n]{{0,120}}?\b{YEAR}\b")
 # Dates a journal or preprint prints about the paper itself: revtex's "(Dated: December 27,
 # 2018)", AASTeX's "Draft version February 26, 2021", Elsevier's "Preprint submitted to
 # Elsevier June 8, 2018", "Submitted to ECP on January 2, 2013"; a working paper's or
@@ -220,7 +219,7 @@ def run_on(title: str, path: Path, password: str | None = None) -> tuple[str, li
     Nicholas Lewin-Koh✯ January 8, 2021"): the words in page 1's largest type
     (:func:`layer_title`) and the names after them; the title as it is and no names when
     what follows is not names (a subtitle in a smaller type stays)."""
-    head = re.sub(r"\W", "", _fold(layer_title(path, password) or ""))
+    head = re.sub(r"\W", "", _fold(layer_title(path, password, strict=False) or ""))
     words = title.split()
     for i in range(1, len(words) if head else 0):
         done = re.sub(r"\W", "", _fold(" ".join(words[:i])))
@@ -581,8 +580,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         out["authors"], src["authors"] = authors, how
     year, how = _year(text, info, _header(first_page, title), first_page,
                       whole=" ".join(_page_texts(doc, 10_000)))
-    if not year and rows:  # a date line Docling left out of page 1's items
-        year, how = _year("", info, _header(rows, title))
+    if not year and rows:  # a date or a journal's line Docling left out of page 1's items
+        year, how = _year("\n".join([*above, *rows]), info, _header(rows, title))
     if not year and (year := file_name_year(path)):  # what the page gives wins
         how = FILE_NAME
     if year:

@@ -12,7 +12,7 @@ from citeloom.payload import PARTICLES, family_name
 NOT_A_PERSON = re.compile(
     r"\b(journals?|press|publish\w*|office|user|admin\w*|\w*universit\w*|universidad|\w*hochschule|technikum|facultad|fakult\w*|escuela|"
     r"instituto|departamento|inc|ltd|ag|unit|"
-    r"llc|gmbh|corporation|company|society|association|department|institute|editor\w*|"
+    r"llc|gmbh|corporation|company|society|soci[ée]t[ée]|sociedad|gesellschaft|association|department|institute|editor\w*|"
     r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
     r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
@@ -111,6 +111,8 @@ def _split_run(part: str) -> list[str]:
 def parse_byline(text: str) -> list[str]:
     """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
     the line does not read as a list of names (every part must)."""
+    text = re.sub(rf"[{SYMBOLS}]+(?=and\s)", " ", text)  # "Sinnwell∗and Daniel J. Schaid"
+    text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
     text = " ".join(text.split())
     if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
         return []
@@ -128,7 +130,7 @@ def parse_byline(text: str) -> list[str]:
     names = [person(p) for p in parts]
     if not names or any(n is None for n in names):
         return []
-    if len(parts) == 1 and len(parts[0].split()) >= 4 and not re.search(
-            r"\b[A-Z]\.?(?:\s|$)", parts[0]):
+    if len(parts) == 1 and len([w for w in parts[0].split() if w.lower() not in PARTICLES]) >= 4 \
+            and not re.search(r"\b[A-Z]\.?(?:\s|$)", parts[0]):  # ("Mark van der Loo" is one)
         return []  # "John Kiplinger Valerie Yaw": two people on a line, or one? Not known.
     return [n for n in names if n]

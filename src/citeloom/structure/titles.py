@@ -25,14 +25,14 @@ def is_boilerplate_heading(text: str) -> bool:
     return len(squashed) < 3
 
 
-def plausible_title(text: str | None) -> bool:
+def plausible_title(text: str | None, min_words: int = 3) -> bool:
     """A metadata or heading string that reads like a paper title, not a file name,
     a journal's running header or a generator's placeholder."""
     if not text:
         return False
     text = text.strip()
     words = re.findall(r"[^\W\d_]{2,}", text)
-    if len(words) < 3 or len(text) > 400:
+    if len(words) < min_words or len(text) > 400:
         return False
     if re.search(r"\.(docx?|pdf|tex|dvi)\b|microsoft word|untitled", text, re.IGNORECASE):
         return False
@@ -51,8 +51,9 @@ def pdf_metadata_title(path: Path, password: str | None = None) -> str | None:
 #: How much larger than the page's usual text a title is set (LaTeX's \\maketitle: 17.3 pt
 #: over 10-12 pt; a journal's 10 pt capitals over 8 pt).
 TITLE_SIZE = 1.15
-_HEAD_END = re.compile(r"^(?:abstract|summary|contents|keywords|(?:1\.?\s+)?introduction)\b",
-                       re.IGNORECASE)
+# (An "Introduction" row ends the head, "Introduction to Bayes Factors" is a title.)
+_HEAD_END = re.compile(r"^(?:(?:abstract|summary|contents|keywords)\b|"
+                       r"(?:1\.?\s+)?introduction\s*$)", re.IGNORECASE)
 
 
 # What a run in the largest type is when it is no title: a numbered heading ("1 Zitat",
@@ -63,13 +64,14 @@ _NOT_A_TITLE = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s|(?:chapter|cap\W?[ıií]tulo|
                           re.IGNORECASE)
 
 
-def layer_title(path: Path, password: str | None = None) -> str | None:
+def layer_title(path: Path, password: str | None = None, *, strict: bool = True) -> str | None:
     """The title as page 1's text layer sets it, for a document whose title Docling did not
     mark: the first rows in the largest type above the abstract (or contents, or
     introduction), one under the other, in a type at least :data:`TITLE_SIZE` times the
     page's usual size; plausible (:func:`plausible_title`), not a numbered heading, a
     banner or letter-spaced capitals. None when nothing stands out so (a title in the
-    body's size, a file whose sizes PDFium cannot tell): missing, not guessed."""
+    body's size, a file whose sizes PDFium cannot tell): missing, not guessed. Not
+    ``strict``: two words are enough ("Amap Package"), for a title item to be cut at."""
     if path.suffix.lower() != ".pdf" or not path.is_file():
         return None
     from statistics import median
@@ -101,7 +103,8 @@ def layer_title(path: Path, password: str | None = None) -> str | None:
     words = title.split()
     if (not words or len(words) > 30 or "arxiv" in title.lower() or _NOT_A_TITLE.search(title)
             or sum(len(w) == 1 and w.isalpha() for w in words) > 0.3 * len(words)  # "V E R"
-            or is_boilerplate_heading(title) or not plausible_title(title)):
+            or is_boilerplate_heading(title)
+            or not plausible_title(title, 3 if strict else 2)):
         return None
     return title
 
@@ -136,15 +139,19 @@ def document_title(doc: DoclingDocument, fallback: str, metadata_title: str | No
 
 
 def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> str:
-    """A converted file's title: the title item (on any layer), else
-    :func:`document_title`'s choice, else the largest type on page 1 (:func:`layer_title`),
-    else the file's name; without a version stamp at its end, accents composed."""
+    """A converted file's title: the title item (on any layer), else a plausible PDF
+    metadata title, else the largest type on page 1 (:func:`layer_title`), else page 1's
+    first unnumbered heading, else the file's name; without a version stamp at its end,
+    accents composed."""
     from citeloom.structure.headings import find_title
-    from citeloom.text import compose_accents
+    from citeloom.text import compose_accents, fold_alnum
 
     pdf = path.suffix.lower() == ".pdf" and path.is_file()
-    title = find_title(doc) or document_title(
-        doc, path.stem, pdf_metadata_title(path, password) if pdf else None)
-    if title == path.stem and pdf:
-        title = layer_title(path, password) or title
+    found = find_title(doc)
+    if not found and pdf:  # page 1's largest type before its first heading, unless the
+        found = pdf_metadata_title(path, password)  # heading goes on where its rows stop
+        layer, heading = layer_title(path, password), document_title(doc, "")
+        if layer and not found:
+            found = heading if fold_alnum(heading).startswith(fold_alnum(layer)) else layer
+    title = found or document_title(doc, path.stem)
     return compose_accents(_VERSION_STAMP.sub("", title) or title)
