@@ -129,6 +129,10 @@ def test_a_note_about_the_published_version_in_other_words(text: str, year: int 
     ("Paul E. Johnson <pauljohn @ ku.edu>", ["Johnson, Paul E."]),  # the address goes
     ("Jason P. Sinnwell∗and Daniel J. Schaid", ["Sinnwell, Jason P.", "Schaid, Daniel J."]),
     ("Société Mathématique de France", []),
+    ("John Verzani, gWidgetsRGtk@gmail.com", ["Verzani, John"]),  # a bare address goes
+    ("John Fox y Milan Bouchet-Valat", ["Fox, John", "Bouchet-Valat, Milan"]),  # Spanish "and"
+    ("Hans Müller und Eva Schmidt", ["Müller, Hans", "Schmidt, Eva"]),
+    ("John E Smith", ["Smith, John E"]),  # a capital E is an initial, not Italian "and"
     ("John Kiplinger Valerie Yaw", []),  # two people or one: not known
 ])
 def test_bylines_the_blind_sets_showed(line: str, names: list[str]) -> None:

@@ -113,6 +113,7 @@ def parse_byline(text: str) -> list[str]:
     the line does not read as a list of names (every part must)."""
     text = re.sub(rf"[{SYMBOLS}]+(?=and\s)", " ", text)  # "Sinnwell∗and Daniel J. Schaid"
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
+    text = re.sub(r",?\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+", "", text)  # "John Verzani, jv@x.com"
     text = " ".join(text.split())
     if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
         return []
@@ -122,8 +123,8 @@ def parse_byline(text: str) -> list[str]:
     text = _SUFFIX.sub("", _DEGREE.sub("", text))
     # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
     text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]+\s+(?=[A-Z])", ", ", text)
-    parts = re.split(r"\s*,\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+", text,
-                     flags=re.IGNORECASE)
+    # "and" in any case; "und", "et", "y", "e" (German, French, Spanish, Italian) in lower.
+    parts = re.split(r"\s*,\s*(?:(?i:and)\s+|&\s*)?|\s+(?:(?i:and)|&|und|et|y|e)\s+", text)
     # Marks before a name ("Anna Sundström, 1 Michael Rönnlund") go too.
     parts = [re.sub(rf"^(?:{MARKERS}\s*)+", "", p) for p in parts]
     parts = [q for p in parts if p.strip() for q in _split_run(p)]
