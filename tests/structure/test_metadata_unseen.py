@@ -95,6 +95,10 @@ def test_an_institution_in_a_byline_is_no_person(name: str) -> None:
     ("Generating heatmaps for Nonnegative Matrix Factorization Package NMF - Version 0.25",
      "Generating heatmaps for Nonnegative Matrix Factorization"),
     ("Version 2 of the Survey Design", "Version 2 of the Survey Design"),
+    ('Introduction to the "geosphere" package (Version 1.5-18)',
+     'Introduction to the "geosphere" package'),
+    ("Grouped one-dimensional data method comparison (vipor version 0.4.3)",
+     "Grouped one-dimensional data method comparison"),
 ])
 def test_a_version_stamp_is_no_part_of_a_title(title: str, bare: str) -> None:
     from citeloom.structure.titles import _VERSION_STAMP

@@ -112,9 +112,11 @@ def layer_title(path: Path, password: str | None = None, *, strict: bool = True)
 # A numbered section heading ("1 Convex hulls in 2D", "3.2 Results") is never the title.
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*\.?\s")
 # A version stamp a vignette's title line carries: "... Version 1.2.3", "... Package NMF -
-# Version 0.25", "... doRNG package - Version 1.8.6": the package's, not the title's.
-_VERSION_STAMP = re.compile(r"(?:\s+(?:[Pp]ackage\s+[\w.]+|[\w.]+\s+package)\s*[-–—:]|"
-                            r"\s*[-–—:,]?)\s*\bVersion\s+\d+(?:[.-]\d+)*\s*$")
+# Version 0.25", "... doRNG package - Version 1.8.6", "... (vipor version 0.4.3)": the
+# package's, not the title's.
+_VERSION_STAMP = re.compile(r"(?:(?:\s+(?:[Pp]ackage\s+[\w.]+|[\w.]+\s+package)\s*[-–—:]|"
+                            r"\s*[-–—:,]?)\s*\b[Vv]ersion\s+\d+(?:[.-]\d+)*|"
+                            r"\s*\((?:[\w.]+\s+)?[Vv]ersion\s+\d+(?:[.-]\d+)*\))\s*$")
 
 
 def document_title(doc: DoclingDocument, fallback: str, metadata_title: str | None = None) -> str:
