@@ -184,3 +184,14 @@ def test_page_ones_largest_type_before_its_first_heading(
     monkeypatch.setattr(textlayer, "sized_rows", lambda *a, **k: rows)
     monkeypatch.setattr(titles, "pdf_metadata_title", lambda *a, **k: None)
     assert titles.title_of(_doc_with_heading(heading), pdf) == title
+
+
+@pytest.mark.parametrize(("text", "year"), [
+    ("(c) 2007–2008 Nicolas Vaughan", 2008),  # a range's end: this edition
+    ("∗ ©2016–2022, Association for Computing Machinery", 2022),
+    ("© 2019 Elsevier Ltd. All rights reserved.", 2019),
+])
+def test_a_copyright_range_gives_its_last_year(text: str, year: int) -> None:
+    from citeloom.structure.metadata import _year
+
+    assert _year(text, {})[0] == year

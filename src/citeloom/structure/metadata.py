@@ -34,7 +34,9 @@ FILE_NAME = "file-name"
 ZOTERO = "zotero"
 
 YEAR = r"(1[89]\d\d|20\d\d)"
-_COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)\s*(?:\w+\s+)?{YEAR}\b", re.IGNORECASE)
+# "© 2019", "(c) 2007–2008 Nicolas Vaughan": a range's last year is this edition's.
+_COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)\s*(?:\w+\s+)?{YEAR}(?:\s*[-–—]\s*{YEAR})?\b",
+                        re.IGNORECASE)
 _PUBLISHED = re.compile(rf"\b(?:published(?: online)?|accepted)\s*:?\s*(?:\w+\s+){{0,3}}"
                         rf"{YEAR}\b", re.IGNORECASE)
 # A journal's own citation of the paper: "Clinical Science (2014) 126, 305–313",
@@ -472,8 +474,9 @@ def _version_note_year(text: str) -> int | None:
 
 
 def _first_year(rx: re.Pattern[str], text: str) -> int | None:
+    """The year of ``rx``'s first match with a plausible one (of a range: its end)."""
     for m in rx.finditer(text):
-        year = next((int(g) for g in m.groups() if g and g.isdigit()), None)
+        year = next((int(g) for g in reversed(m.groups()) if g and g.isdigit()), None)
         if year and _year_ok(year):
             return year
     return None
