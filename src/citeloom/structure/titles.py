@@ -1,6 +1,7 @@
 """A paper's title when Docling found no title item: a plausible PDF metadata title, else
-the first plausible heading on page 1, else the file name; and what is not a title (a
-journal's boilerplate above it, a generator's placeholder)."""
+page 1's largest type, else its first unnumbered heading, else the file name; and what is
+not a title (a journal's boilerplate above it, a generator's placeholder, a version
+stamp)."""
 
 from __future__ import annotations
 
@@ -119,9 +120,9 @@ _VERSION_STAMP = re.compile(r"(?:(?:\s+(?:[Pp]ackage\s+[\w.]+|[\w.]+\s+package)\
                             r"\s*\((?:[\w.]+\s+)?[Vv]ersion\s+\d+(?:[.-]\d+)*\))\s*$")
 
 
-def document_title(doc: DoclingDocument, fallback: str, metadata_title: str | None = None) -> str:
-    """The document's title item, else a plausible PDF metadata title, else the first
-    plausible heading on page 1 that is not numbered, else ``fallback`` (the file name)."""
+def document_title(doc: DoclingDocument, fallback: str) -> str:
+    """The document's title item, else the first plausible heading on page 1 that is not
+    numbered, else ``fallback`` (the file name)."""
     from docling_core.types.doc import DocItemLabel
 
     first_heading = None
@@ -137,23 +138,23 @@ def document_title(doc: DoclingDocument, fallback: str, metadata_title: str | No
                 and not is_boilerplate_heading(text) and plausible_title(text)
                 and not _NUMBERED.match(text)):
             first_heading = text
-    return metadata_title or first_heading or fallback
+    return first_heading or fallback
 
 
 def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> str:
     """A converted file's title: the title item (on any layer), else a plausible PDF
-    metadata title, else the largest type on page 1 (:func:`layer_title`), else page 1's
-    first unnumbered heading, else the file's name; without a version stamp at its end,
-    accents composed."""
+    metadata title, else the largest type on page 1 (:func:`layer_title`; page 1's first
+    heading when it starts with those words and goes on), else page 1's first unnumbered
+    heading, else the file's name; without a version stamp at its end, accents composed."""
     from citeloom.structure.headings import find_title
     from citeloom.text import compose_accents, fold_alnum
 
     pdf = path.suffix.lower() == ".pdf" and path.is_file()
-    found = find_title(doc)
-    if not found and pdf:  # page 1's largest type before its first heading, unless the
-        found = pdf_metadata_title(path, password)  # heading goes on where its rows stop
-        layer, heading = layer_title(path, password), document_title(doc, "")
-        if layer and not found:
-            found = heading if fold_alnum(heading).startswith(fold_alnum(layer)) else layer
+    found = find_title(doc) or (pdf_metadata_title(path, password) if pdf else None)
+    layer = None if found or not pdf else layer_title(path, password)
+    if layer:  # page 1's largest type before its first heading, unless the heading goes
+        heading = document_title(doc, "")  # on where the largest type's rows stop
+        found = heading if heading and fold_alnum(heading).startswith(fold_alnum(layer)) \
+            else layer
     title = found or document_title(doc, path.stem)
     return compose_accents(_VERSION_STAMP.sub("", title) or title)
