@@ -23,7 +23,7 @@ from citeloom.payload import family_name
 from citeloom.payload import fold as _fold
 from citeloom.structure.header import file_name_year, layer_rows
 from citeloom.structure.header import year_ok as _year_ok
-from citeloom.structure.names import NAME_WORD, NOT_A_PERSON, SYMBOLS, parse_byline, person
+from citeloom.structure.names import NAME_WORD, NOT_A_PERSON, parse_byline, person, unglue_and
 from citeloom.structure.titles import layer_title
 from citeloom.system import pdf_info
 from citeloom.text import compose_accents
@@ -205,7 +205,7 @@ def title_byline(title: str) -> tuple[str, list[str]]:
     """A title the names ran into ("Definitions of ψ-Functions Available in Robustbase
     Manuel Koller and Martin Mächler"): the title without them, and the names (two or
     more, joined by "and"); else the title as it is and no names."""
-    words = re.sub(rf"[{SYMBOLS}]+(?=and\s)", " ", title).split()  # "Weston✯and Rich"
+    words = unglue_and(title).split()  # "Weston✯and Rich"
     for i in range(len(words) - 3, 1, -1):
         tail = " ".join(words[i:])
         if not re.search(r"\s(?:and|&)\s", tail):

@@ -41,6 +41,13 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
 SYMBOLS = "*†‡§¶∗⁎✯⋆★"
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
+# A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
+_GLUED_AND = re.compile(rf"[{SYMBOLS}]+(?=and\s)")
+
+
+def unglue_and(text: str) -> str:
+    """``text`` with a footnote mark glued to the next "and" set apart as a space."""
+    return _GLUED_AND.sub(" ", text)
 # Elsevier's and AIP's affiliation letters: "Migchielsen a,1,∗", "Thane b,d" (a lone
 # lower-case letter after a space; never glued to the name, which ends in one).
 _LETTER = r"(?:[a-z]\)?)"
@@ -111,7 +118,7 @@ def _split_run(part: str) -> list[str]:
 def parse_byline(text: str) -> list[str]:
     """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
     the line does not read as a list of names (every part must)."""
-    text = re.sub(rf"[{SYMBOLS}]+(?=and\s)", " ", text)  # "Sinnwell∗and Daniel J. Schaid"
+    text = unglue_and(text)
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
     text = re.sub(r",?\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+", "", text)  # "John Verzani, jv@x.com"
     text = " ".join(text.split())

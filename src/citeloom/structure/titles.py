@@ -151,10 +151,10 @@ def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> s
 
     pdf = path.suffix.lower() == ".pdf" and path.is_file()
     found = find_title(doc) or (pdf_metadata_title(path, password) if pdf else None)
+    heading = "" if found else document_title(doc, "")
     layer = None if found or not pdf else layer_title(path, password)
     if layer:  # page 1's largest type before its first heading, unless the heading goes
-        heading = document_title(doc, "")  # on where the largest type's rows stop
         found = heading if heading and fold_alnum(heading).startswith(fold_alnum(layer)) \
-            else layer
-    title = found or document_title(doc, path.stem)
+            else layer  # on where the largest type's rows stop
+    title = found or heading or path.stem
     return compose_accents(_VERSION_STAMP.sub("", title) or title)
