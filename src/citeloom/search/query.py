@@ -23,18 +23,20 @@ from citeloom.errors import (
     from_dict,
 )
 from citeloom.index import DEFAULT_FUSION, Fusion, Hit, Mode, ModelLock, SearchFilter
-from citeloom.payload import PASSAGE_CHARS, Passage, hit_json, passage
+from citeloom.payload import PASSAGE_CHARS, Passage, chunk_id, hit_json, passage
 from citeloom.search.ranking import (
     best_per_doc,
     by_page,
     check_also,
     holds_phrases,
     page_count,
+    page_neighbours,
     quoted_phrases,
     rerank_texts,
     reranked,
     summed,
     window_query,
+    with_page,
 )
 
 if TYPE_CHECKING:
@@ -226,7 +228,8 @@ def query(rt: Runtime, project_name: str | None, text: str, *, mode: Mode = "hyb
     flt = _search_filter(flt, include_references, quoted_phrases(text))
     hits = search_index(rt, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
                         flt=flt, fusion=fusion, group_by_doc=group_by_doc, per_page=per_page,
-                        extra=extra, dense_weight=lock.dense_weight)
+                        extra=extra, dense_weight=lock.dense_weight,
+                        dense_model=lock.dense_model)
     excluded = excluded_for(rt, project.name, given)
     t3 = time.perf_counter()
     depth = project.rerank_depth if rerank is None else rerank
@@ -371,7 +374,7 @@ def query_many(rt: Runtime, names: list[str] | None, text: str, *, mode: Mode = 
             hits = search_index(rt, project, dense=dense, sparse=sparse, mode=mode,
                                 top_k=top_k, flt=flt, fusion=fusion,
                                 group_by_doc=group_by_doc, per_page=per_page, extra=extra,
-                                dense_weight=lock.dense_weight)
+                                dense_weight=lock.dense_weight, dense_model=lock.dense_model)
             found = excluded_for(rt, project.name, given)
             if not hits:
                 reasons.append(empty_reason(rt, project.name, given, found, mode,
@@ -497,12 +500,35 @@ def similar_many(rt: Runtime, names: list[str] | None, chunk_ids: list[str],
                           for rank, (name, h) in enumerate(merged, 1)])
 
 
+def whole_pages(index: Any, hits: list[Hit], dense_model: str, flt: SearchFilter | None
+                ) -> list[Hit]:
+    """Each page hit with the chunks of its page that the ranking did not bring
+    (:func:`ranking.with_page`), fetched by id in one call: a chunk's id is its document,
+    its index and the model (``payload.chunk_id``)."""
+    if not dense_model:
+        return hits
+    wanted: dict[str, list[str]] = {}  # chunk id -> the page hits it may belong to
+    for h in hits:
+        doc, near = page_neighbours(h)
+        for i in near:
+            wanted.setdefault(chunk_id(doc, i, dense_model), []).append(h.id)
+    if not wanted:
+        return hits
+    found: dict[str, list[Hit]] = {}
+    for c in index.retrieve(list(wanted)):
+        for owner in wanted.get(c.id, []):
+            found.setdefault(owner, []).append(c)
+    return [with_page(h, found[h.id], flt) if h.id in found else h for h in hits]
+
+
 def search_index(rt: Runtime, project: Any, *, dense: Any, sparse: Any, mode: Mode, top_k: int,
                  flt: SearchFilter | None, fusion: Fusion, group_by_doc: bool,
                  per_page: bool = True, extra: Sequence[tuple[Any, Any]] = (),
-                 dense_weight: int = 1) -> list[Hit]:
+                 dense_weight: int = 1, dense_model: str = "") -> list[Hit]:
     """One project's ranking. ``per_page``: ``top_k`` pages (:func:`by_page`), from
-    ``top_k`` × 5 chunks, more when they hold fewer pages and the project has more.
+    ``top_k`` × 5 chunks, more when they hold fewer pages and the project has more; each
+    shows the rest of its page too when ``dense_model`` (which names the chunk ids) is
+    given (:func:`whole_pages`).
     ``group_by_doc``: the best passage of each of ``top_k``
     papers, whenever the project has that many. Edge has no group-by query, so it asks for
     ``top_k`` × 5 passages, keeps the best of each paper, and asks again with the papers
@@ -539,7 +565,7 @@ def search_index(rt: Runtime, project: Any, *, dense: Any, sparse: Any, mode: Mo
             kept = exact(hits)
             done = len(hits) < limit or limit >= 250
             if per_page and (page_count(kept) >= top_k or done):
-                return by_page(kept, top_k)[:top_k]
+                return whole_pages(index, by_page(kept, top_k)[:top_k], dense_model, flt)
             if not per_page and (len(kept) >= top_k or done):
                 return kept[:top_k]
             limit = min(limit * 2, 250)

@@ -1,5 +1,6 @@
 """How one project's hits become an answer's ranking: one hit per page (:func:`by_page`),
-the best passage per paper (:func:`best_per_doc`), a question's other phrasings summed
+showing the whole page (:func:`with_page`), the best passage per paper
+(:func:`best_per_doc`), a question's other phrasings summed
 (:func:`summed`), quoted phrases held to as written (:func:`holds_phrases`), and the
 optional second look of a cross-encoder (:func:`reranked`)."""
 
@@ -7,9 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable
 
 from citeloom.errors import InvalidInput
-from citeloom.index import Hit
+from citeloom.index import Hit, SearchFilter
 from citeloom.text import fold_alnum
 
 MAX_ALSO = 4  # other phrasings a query may carry
@@ -97,6 +99,64 @@ def by_page(hits: list[Hit], top_k: int | None = None) -> list[Hit]:
     if top_k is not None and len(out) < top_k:
         out += rest[:top_k - len(out)]
     return out
+
+
+# A page hit shows its whole page: the chunks of its page span that the ranking did not
+# bring ride along too (docs/DECISIONS.md "A page hit shows its page"). They are looked up
+# by id among the chunks this many places either side of the hit's own.
+PAGE_REACH = 6
+
+
+def page_neighbours(hit: Hit) -> tuple[str, list[int]]:
+    """A passage page hit's document and the chunk indexes that may share its pages;
+    ("", []) for anything else (an annotation, a note, a chunk without a page)."""
+    p = hit.payload
+    chunks = [hit, *hit.parts]
+    idx = [c.payload.get("chunk_index") for c in chunks]
+    if (p.get("page_start") is None or (p.get("kind") or "passage") != "passage"
+            or any(i is None for i in idx)):
+        return "", []
+    near = {j for i in idx for j in range(max(0, i - PAGE_REACH), i + PAGE_REACH + 1)}
+    return p.get("doc_id", ""), sorted(near - set(idx))
+
+
+def span(hits: Iterable[Hit]) -> tuple[int, int]:
+    """The first and last page of ``hits`` (each has a page)."""
+    hits = list(hits)
+    return (min(h.payload["page_start"] for h in hits),
+            max(h.payload.get("page_end") or h.payload["page_start"] for h in hits))
+
+
+def with_page(hit: Hit, neighbours: Iterable[Hit], flt: SearchFilter | None) -> Hit:
+    """``hit`` with the ``neighbours`` (chunks of its document) that lie wholly inside its
+    page span and that ``flt``'s labels and section admit, after its ranked parts (the
+    cross-encoder reads the ranked ones first); the span itself does not change, so a
+    page hit never cites a page it did not show before."""
+    lo, hi = span([hit, *hit.parts])
+    have = {hit.id, *(x.id for x in hit.parts)}
+    extra = [c for c in neighbours
+             if c.id not in have and c.payload.get("page_start") is not None
+             and lo <= c.payload["page_start"]
+             and (c.payload.get("page_end") or c.payload["page_start"]) <= hi
+             and _admits(c.payload, flt)]
+    if not extra:
+        return hit
+    extra.sort(key=lambda c: c.payload.get("chunk_index") or 0)
+    return dataclasses.replace(hit, parts=[*hit.parts, *extra])
+
+
+def _admits(payload: dict, flt: SearchFilter | None) -> bool:
+    """Whether a chunk of a hit's own page passes ``flt``'s label and section terms (the
+    rest of a filter is about the document, which the hit already passed)."""
+    if flt is None:
+        return True
+    labels = set(payload.get("item_labels") or [])
+    if flt.exclude_labels and labels & set(flt.exclude_labels):
+        return False
+    if flt.include_labels and not labels & set(flt.include_labels):
+        return False
+    return not flt.section_prefix or flt.section_prefix in (payload.get("section_prefixes")
+                                                             or [])
 
 
 def page_count(hits: list[Hit]) -> int:
