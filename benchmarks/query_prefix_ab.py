@@ -91,7 +91,8 @@ def table(results: list[dict[str, Any]], unseen: set[str]) -> list[str]:
     groups: list[tuple[str, list[dict[str, Any]]]] = []
     for r in results:
         qs = r["questions"]
-        groups += [(f"{r['set']} {h}", [q for q in qs if q["half"] == h]) for h in ("tune", "check")]
+        groups += [(f"{r['set']} {h}", [q for q in qs if q["half"] == h])
+                   for h in ("tune", "check")]
         groups.append((f"{r['set']} all", qs))
     pooled = [q for r in results if r["set"] in unseen for q in r["questions"]]
     if pooled:

@@ -88,7 +88,7 @@ def table(results: list[dict[str, Any]]) -> list[str]:
     for r in results:
         qs = r["questions"]
         for arm in ARMS:
-            def at(key: str, k: int, arm: str = arm) -> list[bool]:
+            def at(key: str, k: int, arm: str = arm, qs: list = qs) -> list[bool]:
                 return [hit_at(q[arm][key], k) for q in qs]
 
             cells = []
