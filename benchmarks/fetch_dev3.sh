@@ -7,7 +7,6 @@
 #   citeloom eval pdfqa --questions benchmarks/data/pdfqa_dev3.jsonl --corpus-dir DIR -p pdfqa-eval-dev3
 set -euo pipefail
 dir=${1:?usage: fetch_dev3.sh DIR}
-mkdir -p "$dir/debs" "$dir/x" "$dir/pdfs"
 # package=version  file name in the set  path in the package
 files=(
   "r-cran-rcpp=1.0.10-1 Rcpp__Rcpp-jss-2011.pdf usr/lib/R/site-library/Rcpp/doc/Rcpp-jss-2011.pdf"
@@ -29,13 +28,4 @@ files=(
   "r-cran-xts=0.13.0-1 xts__xts.pdf usr/lib/R/site-library/xts/doc/xts.pdf"
   "r-cran-zoo=1.8-11-1 zoo__zoo.pdf usr/lib/R/site-library/zoo/doc/zoo.pdf"
 )
-cd "$dir/debs"
-for entry in "${files[@]}"; do
-  read -r spec name path <<<"$entry"
-  pkg=${spec%%=*}
-  ls "${pkg}"_*.deb >/dev/null 2>&1 || apt-get download "$spec"
-  deb=$(ls "${pkg}"_*.deb | head -1)
-  dpkg -x "$deb" "../x/$pkg"
-  cp "../x/$pkg/$path" "../pdfs/$name"
-done
-echo "$(ls ../pdfs | wc -l) PDFs in $dir/pdfs"
+bash "$(dirname "$0")/fetch_files.sh" "$dir" "${files[@]}"

@@ -7,7 +7,6 @@
 #   citeloom eval pdfqa --questions benchmarks/data/pdfqa_dev4.jsonl --corpus-dir DIR -p pdfqa-eval-dev4
 set -euo pipefail
 dir=${1:?usage: fetch_dev4.sh DIR}
-mkdir -p "$dir/debs" "$dir/x" "$dir/pdfs"
 # package=version  file name in the set  path in the package
 files=(
   "r-cran-ape=5.7-1 ape__DrawingPhylogenies.pdf usr/lib/R/site-library/ape/doc/DrawingPhylogenies.pdf"
@@ -29,13 +28,4 @@ files=(
   "r-cran-survival=3.5-3-1 survival__timedep.pdf usr/lib/R/library/survival/doc/timedep.pdf"
   "r-cran-ucminf=1.1-4.1-1 ucminf__TR0019.pdf usr/lib/R/site-library/ucminf/doc/TR0019.pdf"
 )
-cd "$dir/debs"
-for entry in "${files[@]}"; do
-  read -r spec name path <<<"$entry"
-  pkg=${spec%%=*}
-  ls "${pkg}"_*.deb >/dev/null 2>&1 || apt-get download "$spec"
-  deb=$(ls "${pkg}"_*.deb | head -1)
-  dpkg -x "$deb" "../x/$pkg"
-  cp "../x/$pkg/$path" "../pdfs/$name"
-done
-echo "$(ls ../pdfs | wc -l) PDFs in $dir/pdfs"
+bash "$(dirname "$0")/fetch_files.sh" "$dir" "${files[@]}"
