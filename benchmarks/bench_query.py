@@ -36,14 +36,24 @@ from bench_index import (  # noqa: E402
 from citeloom.eval.scifact import load_scifact, machine_info  # noqa: E402
 from citeloom.payload import PASSAGE_CHARS  # noqa: E402
 from citeloom.provision import dense_spec  # noqa: E402
-from citeloom.service.api import QueryRequest
+from citeloom.search import query as search  # noqa: E402
+from citeloom.service.api import QueryRequest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-# name -> (one hit per page, hits the cross-encoder re-reads); the reranked variant is asked
-# only the first --rerank-queries questions (a second each on these cores).
-VARIANTS = {"per page, fast mode (--rerank 0)": (True, 0), "per chunk": (False, 0),
-            "per page, cross-encoder top 2 (default)": (True, 2),
-            "per page, cross-encoder top 5": (True, 5)}
+# name -> (one hit per page, hits the cross-encoder re-reads, a page hit may show its whole
+# page); the reranked variants are asked only the first --rerank-queries questions (a
+# second each on these cores). Page hits show their whole page with the second stage on
+# (session 24); "ranked chunks only" is the default query without that.
+VARIANTS = {"per page, fast mode (--rerank 0)": (True, 0, True),
+            "per chunk": (False, 0, True),
+            "per page, cross-encoder top 2 (default)": (True, 2, True),
+            "per page, cross-encoder top 2, ranked chunks only": (True, 2, False),
+            "per page, cross-encoder top 5": (True, 5, True)}
+WHOLE_PAGES = search.whole_pages
+
+
+def _ranked_only(index, hits, dense_model, flt):  # type: ignore[no-untyped-def]
+    return hits
 
 
 def source_model(data: Path, project: str) -> str:
@@ -94,7 +104,8 @@ def main() -> int:
     queries = list(load_scifact(None, "train").queries.values())[: args.queries]
     app = CiteLoom(Settings(data_dir=work / "data", models_dir=args.models_dir))
     for q in queries[:20]:  # warm-up: models loaded, index open, caches warm
-        for per_page, rerank in VARIANTS.values():
+        for per_page, rerank, whole in VARIANTS.values():
+            search.whole_pages = WHOLE_PAGES if whole else _ranked_only
             app.query(
                 QueryRequest(
                     "bench", q, top_k=10, per_page=per_page, max_chars=PASSAGE_CHARS, rerank=rerank
@@ -105,9 +116,10 @@ def main() -> int:
     for _ in range(args.passes):
         ms: dict[str, list[float]] = {name: [] for name in VARIANTS}
         for n, q in enumerate(queries):
-            for name, (per_page, rerank) in VARIANTS.items():
+            for name, (per_page, rerank, whole) in VARIANTS.items():
                 if rerank and n >= args.rerank_queries:
                     continue
+                search.whole_pages = WHOLE_PAGES if whole else _ranked_only
                 res = app.query(
                     QueryRequest(
                         "bench",
@@ -119,7 +131,7 @@ def main() -> int:
                     )
                 )
                 ms[name].append(res.timings_ms["total"])
-                if per_page and not rerank:
+                if per_page and rerank == 2 and whole:
                     parts.append(sum(len(h.parts) or 1 for h in res.hits))
         for name, values in ms.items():
             passes[name].append({"p50": pct(values, 50), "p95": pct(values, 95)})

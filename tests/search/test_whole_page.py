@@ -68,9 +68,10 @@ def test_a_real_page_hit_shows_every_chunk_of_its_page(models_dir: Path, tmp_pat
         chunks = [h.payload for h in index.scroll(fields=[
             "page_start", "page_end", "chunk_index", "item_labels", "kind"])]
         question = "What data were the experiments run on?"
-        whole = app.query(QueryRequest("wp", question, top_k=5, rerank=0)).hits
+        whole = app.query(QueryRequest("wp", question, top_k=5)).hits
+        fast = app.query(QueryRequest("wp", question, top_k=5, rerank=0)).hits
         monkeypatch.setattr(search, "whole_pages", lambda index, hits, model, flt: hits)
-        ranked = app.query(QueryRequest("wp", question, top_k=5, rerank=0)).hits
+        ranked = app.query(QueryRequest("wp", question, top_k=5)).hits
         assert [(h.chunk_id, h.page_start, h.page_end) for h in whole] == [
             (h.chunk_id, h.page_start, h.page_end) for h in ranked]
         def ids(h):  # type: ignore[no-untyped-def]
@@ -86,5 +87,10 @@ def test_a_real_page_hit_shows_every_chunk_of_its_page(models_dir: Path, tmp_pat
             assert ids(before) <= ids(h)
             grew += len(ids(h)) > len(ids(before))
         assert grew  # the ranking alone left some page incomplete
+        # the fast mode (no second stage) shows the chunks the ranking found, no more
+        only = {h.chunk_id: ids(h) for h in ranked}
+        assert all(ids(h) == only[h.chunk_id] for h in fast if h.chunk_id in only)
+        assert any(ids(h) != ids(w) for h, w in zip(fast, whole, strict=False)
+                   if h.chunk_id == w.chunk_id)
     finally:
         app.close()

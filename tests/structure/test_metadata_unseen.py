@@ -80,7 +80,8 @@ def test_dates_under_a_title_in_other_forms_and_languages(text: str, year: int |
 
 @pytest.mark.parametrize("name", ["Virginia Tech", "FH Technikum Wien",
                                   "WU Wirtschaftsuniversität Wien", "Facultad de Ingeniería",
-                                  "Hochschule Bremen"])
+                                  "Hochschule Bremen", "Departimento di Informatica",
+                                  "Former Normaliz"])
 def test_an_institution_in_a_byline_is_no_person(name: str) -> None:
     from citeloom.structure.names import person
 
@@ -138,6 +139,10 @@ def test_a_note_about_the_published_version_in_other_words(text: str, year: int 
     ("Hans Müller und Eva Schmidt", ["Müller, Hans", "Schmidt, Eva"]),
     ("John E Smith", ["Smith, John E"]),  # a capital E is an initial, not Italian "and"
     ("John Kiplinger Valerie Yaw", []),  # two people or one: not known
+    # a group credited after the people is dropped, the people kept
+    ("Michael Lawrence, Bioconductor Team", ["Lawrence, Michael"]),
+    ("Anne Smith, Bob Jones and the R Core Team", ["Smith, Anne", "Jones, Bob"]),
+    ("Bioconductor Core Team", []),
 ])
 def test_bylines_the_blind_sets_showed(line: str, names: list[str]) -> None:
     from citeloom.structure.names import parse_byline
@@ -172,6 +177,16 @@ def _doc_with_heading(text: str):  # type: ignore[no-untyped-def]
     ("Support Vector Machines The Interface to libsvm in package e1071",
      [("Support Vector Machines", 17.2, 100.0), ("The Interface to libsvm", 14.0, 125.0),
       *BODY], "Support Vector Machines The Interface to libsvm in package e1071"),
+    # two words are a title when they start the page in a type well above the body's
+    ("1 Introduction",
+     [("MultipleAlignment Objects", 17.2, 100.0), ("Marc Carlson", 12.0, 130.0),
+      ("November 1, 2022", 12.0, 150.0), *BODY], "MultipleAlignment Objects"),
+    # ... and not when they sit under other rows, or barely above the body's type (the
+    # file's name, "paper", is the title then)
+    ("1 Introduction",
+     [("Technical Report 7", 12.0, 80.0), ("Extending GenomicRanges", 17.2, 100.0),
+      *BODY], "paper"),
+    ("1 Introduction", [("Extending GenomicRanges", 12.0, 100.0), *BODY], "paper"),
 ])
 def test_page_ones_largest_type_before_its_first_heading(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, heading: str, rows: list,

@@ -162,7 +162,7 @@ def _parser() -> argparse.ArgumentParser:
                    "--top-k papers whenever the project has that many")
     q.add_argument("--rerank", type=int, metavar="N", help="the cross-encoder re-reads "
                    "the first N hits (default: the project's rerank_depth, 2; 0: off, the "
-                   "fast mode)")
+                   "fast mode, whose page hits show only the chunks the ranking found)")
     q.add_argument("--full", action="store_true", help="each hit's whole passage, chunk ids "
                    "and link (default: the sentences that answer, for --similar-to use --full)")
     q.add_argument("--per-chunk", action="store_true", help="one hit per chunk, several may "

@@ -213,7 +213,8 @@ def query(rt: Runtime, project_name: str | None, text: str, *, mode: Mode = "hyb
     part that best matches ``text`` (``payload.window``). ``also``: the same question in
     other words or another language, each searched too, the rankings summed
     (:func:`search_index`). ``rerank``: how many of the first hits the cross-encoder
-    re-reads (:func:`second_stage`); None: the project's ``rerank_depth``, 0: none."""
+    re-reads (:func:`second_stage`); None: the project's ``rerank_depth``, 0: none (the
+    fast mode: page hits show the chunks the ranking found, not their whole page)."""
     t0 = time.perf_counter()
     _check_query(text, top_k, mode, fusion)
     also = check_also(also)
@@ -226,13 +227,13 @@ def query(rt: Runtime, project_name: str | None, text: str, *, mode: Mode = "hyb
     t2 = time.perf_counter()
     given = flt
     flt = _search_filter(flt, include_references, quoted_phrases(text))
+    depth = project.rerank_depth if rerank is None else rerank
     hits = search_index(rt, project, dense=dense, sparse=sparse, mode=mode, top_k=top_k,
                         flt=flt, fusion=fusion, group_by_doc=group_by_doc, per_page=per_page,
                         extra=extra, dense_weight=lock.dense_weight,
-                        dense_model=lock.dense_model)
+                        dense_model=_whole_pages_for(lock, depth))
     excluded = excluded_for(rt, project.name, given)
     t3 = time.perf_counter()
-    depth = project.rerank_depth if rerank is None else rerank
     hits = second_stage(rt, [text, *also], hits, depth)
     t4 = time.perf_counter()
     return QueryResult(
@@ -368,13 +369,16 @@ def query_many(rt: Runtime, names: list[str] | None, text: str, *, mode: Mode = 
     given = flt
     flt = _search_filter(flt, include_references, quoted_phrases(text))
     ranked, excluded, reasons = [], {}, []
+    depth = rerank if rerank is not None else min(
+        project.rerank_depth for project, _ in answering)
     for project, lock in answering:
         try:
             (dense, sparse), *extra = vectors[lock.dense_model]
             hits = search_index(rt, project, dense=dense, sparse=sparse, mode=mode,
                                 top_k=top_k, flt=flt, fusion=fusion,
                                 group_by_doc=group_by_doc, per_page=per_page, extra=extra,
-                                dense_weight=lock.dense_weight, dense_model=lock.dense_model)
+                                dense_weight=lock.dense_weight,
+                                dense_model=_whole_pages_for(lock, depth))
             found = excluded_for(rt, project.name, given)
             if not hits:
                 reasons.append(empty_reason(rt, project.name, given, found, mode,
@@ -389,8 +393,6 @@ def query_many(rt: Runtime, names: list[str] | None, text: str, *, mode: Mode = 
         raise _none_answered(skipped)
     rule, merged = merge(ranked, mode, top_k)
     t3 = time.perf_counter()
-    depth = rerank if rerank is not None else min(
-        rt.settings.project(name, create=True).rerank_depth for name, _, _ in ranked)
     if depth >= 2 and len(merged) >= 2:  # the merged list, re-read as one
         order = second_stage(rt, [text, *also], [h for _, h in merged], depth)
         where = {id(h): name for name, h in merged}
@@ -498,6 +500,14 @@ def similar_many(rt: Runtime, names: list[str] | None, chunk_ids: list[str],
         similar_to=chunk_ids, projects=[name for name, _, _ in ranked], skipped=skipped,
         merge=rule, hits=[passage(rank, h, max_chars, project=name)
                           for rank, (name, h) in enumerate(merged, 1)])
+
+
+def _whole_pages_for(lock: ModelLock, depth: int) -> str:
+    """The model that names a project's chunk ids when its page hits show their whole
+    pages (:func:`whole_pages`), "" when they do not: the fast mode (no second stage,
+    ``rerank`` 0) answers with the ranking alone, one index call less (docs/DECISIONS.md
+    "A page hit shows its page")."""
+    return lock.dense_model if depth >= 2 else ""
 
 
 def whole_pages(index: Any, hits: list[Hit], dense_model: str, flt: SearchFilter | None

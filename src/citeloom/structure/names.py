@@ -11,7 +11,8 @@ from citeloom.payload import PARTICLES, family_name
 # Words that say an "author" is a publisher, a generator or an office, not a person.
 NOT_A_PERSON = re.compile(
     r"\b(journals?|press|publish\w*|office|user|admin\w*|\w*universit\w*|universidad|\w*hochschule|technikum|facultad|fakult\w*|escuela|"
-    r"instituto|departamento|inc|ltd|ag|unit|"
+    r"instituto|istituto|departamento|d[ie]partiment\w*|d[ée]partement|former|members?|"
+    r"inc|ltd|ag|unit|"
     r"llc|gmbh|corporation|company|society|soci[ée]t[ée]|sociedad|gesellschaft|association|department|institute|editor\w*|"
     r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
@@ -56,6 +57,11 @@ _LETTER = r"(?:[a-z]\)?)"
 _AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{MARKERS}|\s+{_LETTER})"
                     rf"(?:\s*,?\s*{MARKERS}|\s*,\s*{_LETTER})*"
                     rf"(?=\s*(?:,|and\b|&|$))")
+# A group credited beside the people, last: "Michael Lawrence, Bioconductor Team",
+# "…, and the R Core Team". Not a person, and no reason to drop the people before it.
+_GROUP_LAST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+)?"
+                         r"(?:[A-Z][\w.-]*\s+){1,3}(?:Core\s+)?"
+                         r"(?:Team|Group|Consortium|Collaboration|Project)$")
 # Degrees after a name: "John J. Smith, B.A.", "Jane Doe, MD, PhD".
 _DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?\s?D|"
                      r"Ph\.?\s?D|D\.?\s?Phil|MPH|MBA|R\.?N)\.?(?=\s*(?:,|and\b|&|$))")
@@ -125,7 +131,7 @@ def parse_byline(text: str) -> list[str]:
     if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
         return []
     # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
-    text = re.sub(r"\s*\([^()]{0,60}\)", "", text)
+    text = _GROUP_LAST.sub("", re.sub(r"\s*\([^()]{0,60}\)", "", text))
     text = _AFFIL.sub("", re.sub(r"^by\s+", "", text, flags=re.IGNORECASE))
     text = _SUFFIX.sub("", _DEGREE.sub("", text))
     # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".

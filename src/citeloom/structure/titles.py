@@ -65,6 +65,17 @@ _NOT_A_TITLE = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s|(?:chapter|cap\W?[ıií]tulo|
                           re.IGNORECASE)
 
 
+# A title this much larger than the page's usual type, on page 1's first row, may be two
+# words ("MultipleAlignment Objects", "Extending GenomicRanges"): a 17 pt \\title over
+# 10 pt text.
+TOP_TITLE_SIZE = 1.4
+
+
+def _standing_out(head: list, first: int, usual: float) -> bool:
+    """Whether the largest type's run starts page 1 and is set well above its usual size."""
+    return first == 0 and head[0][1] >= TOP_TITLE_SIZE * usual
+
+
 def layer_title(path: Path, password: str | None = None, *, strict: bool = True) -> str | None:
     """The title as page 1's text layer sets it, for a document whose title Docling did not
     mark: the first rows in the largest type above the abstract (or contents, or
@@ -72,7 +83,9 @@ def layer_title(path: Path, password: str | None = None, *, strict: bool = True)
     page's usual size; plausible (:func:`plausible_title`), not a numbered heading, a
     banner or letter-spaced capitals. None when nothing stands out so (a title in the
     body's size, a file whose sizes PDFium cannot tell): missing, not guessed. Not
-    ``strict``: two words are enough ("Amap Package"), for a title item to be cut at."""
+    ``strict``: two words are enough ("Amap Package"), for a title item to be cut at; and
+    so they are for a run that starts the page in a type :data:`TOP_TITLE_SIZE` times the
+    usual."""
     if path.suffix.lower() != ".pdf" or not path.is_file():
         return None
     from statistics import median
@@ -105,7 +118,8 @@ def layer_title(path: Path, password: str | None = None, *, strict: bool = True)
     if (not words or len(words) > 30 or "arxiv" in title.lower() or _NOT_A_TITLE.search(title)
             or sum(len(w) == 1 and w.isalpha() for w in words) > 0.3 * len(words)  # "V E R"
             or is_boilerplate_heading(title)
-            or not plausible_title(title, 3 if strict else 2)):
+            or not plausible_title(title, 2 if not strict or _standing_out(head, first, usual)
+                                   else 3)):
         return None
     return title
 
