@@ -316,7 +316,9 @@ def test_a_page_hit_is_its_pages_best_chunks_and_shows_the_answer(app: Any) -> N
     # With MiniLM, whose chunk ranking puts the answer 6th or later (bge-small ranks it in
     # the top five: no dev or held-out question over these PDFs shows the case with it).
     chunks = app.query(QueryRequest("demo-minilm", q.question, top_k=25, per_page=False)).hits
-    pages = app.query(QueryRequest("demo-minilm", q.question, top_k=5)).hits  # one hit per page
+    # one hit per page; the fast mode, whose page hits show the chunks the ranking found
+    # (the default's show their whole page: tests/search/test_whole_page.py)
+    pages = app.query(QueryRequest("demo-minilm", q.question, top_k=5, rerank=0)).hits
     keys = [(h.doc_id, h.page_start) for h in pages]
     # the pages in the order of their best chunk in the chunk ranking (the same 25 chunks)
     assert keys == list(dict.fromkeys((h.doc_id, h.page_start) for h in chunks))[:5]
