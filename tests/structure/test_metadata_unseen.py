@@ -81,7 +81,8 @@ def test_dates_under_a_title_in_other_forms_and_languages(text: str, year: int |
 @pytest.mark.parametrize("name", ["Virginia Tech", "FH Technikum Wien",
                                   "WU Wirtschaftsuniversität Wien", "Facultad de Ingeniería",
                                   "Hochschule Bremen", "Departimento di Informatica",
-                                  "Former Normaliz"])
+                                  "Former Normaliz", "Los Angeles", "Free Your Numbers",
+                                  "Olivia Newton-John Cancer"])
 def test_an_institution_in_a_byline_is_no_person(name: str) -> None:
     from citeloom.structure.names import person
 

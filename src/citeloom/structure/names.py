@@ -29,12 +29,13 @@ NOT_A_PERSON = re.compile(
     # what a cover prints under a name: a post, a field
     r"lecturers?|assistants?|supervisors?|advis[eo]rs?|sciences?|engineering|informatics|"
     r"reports|area|layout|sketch|biographical|lab|programm?e?s?|titularis|"
-    r"information\w*)\b",
+    r"information\w*|cancer|medical|memorial)\b",
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
                              "an", "at", "by", "via", "using", "towards", "toward", "into",
-                             "its", "is", "are", "how", "what", "why", "new", "or"})
+                             "its", "is", "are", "how", "what", "why", "new", "or",
+                             "your", "our", "my", "their"})  # a slogan: "Free Your Numbers"
 # Titles before a name: "Dr. Jens Oehlschlägel", "Prof. Dr. Kurt Hornik".
 _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\s+)+",
                         re.IGNORECASE)
@@ -83,6 +84,8 @@ def person(name: str) -> str | None:
         return None
     if any(w.lower() in _FUNCTION_WORDS for w in words):
         return None  # "Heavy Mesons In A Relativistic Model": a title line
+    if words[0].lower() in ("los", "las"):
+        return None  # a place: "Los Angeles", "Las Cruces"
     if sum(w.lower() not in PARTICLES for w in words) > 4:
         return None
     initials = [i for i, w in enumerate(words) if len(w.rstrip(".")) == 1]
