@@ -108,8 +108,9 @@ def test_cli_puts_page_and_author_year_first(tmp_path: Path, models_dir: Path) -
     assert sum(line.startswith("   chunk ") and "(best)" not in line
                for line in single.stdout.splitlines()) == 2
     # The default output of five hits fits a terminal: each hit's page, byline and key
-    # first, then the answering sentences (at most payload.SNIPPET_CHARS), words of the
-    # query highlighted on a terminal only.
+    # first, then the answering sentences (at most payload.SNIPPET_CHARS, the first hit's
+    # two and a half times that), words of the query highlighted on a terminal only.
+    from citeloom.cli.output import FIRST_SHARE
     from citeloom.payload import SNIPPET_CHARS
 
     five = cli(tmp_path, models_dir, "query", "vena cava filters migrate", "-p", "d", "-k",
@@ -121,9 +122,9 @@ def test_cli_puts_page_and_author_year_first(tmp_path: Path, models_dir: Path) -
     assert sum(TITLE_OF_TEST1 in line for b in blocks for line in b) == 1  # once a paper
     full = json.loads(cli(tmp_path, models_dir, "query", "vena cava filters migrate", "-p",
                           "d", "-k", "5", "--json").stdout)["hits"]
-    for block, h in zip(blocks, full, strict=True):
+    for n, (block, h) in enumerate(zip(blocks, full, strict=True)):
         shown = block[-1].strip()
-        assert len(shown) <= SNIPPET_CHARS
+        assert len(shown) <= SNIPPET_CHARS * (FIRST_SHARE if n == 0 else 1)
         one_line = re.sub(r"\s*\n\s*", " ", h["text"])
         assert shown.strip("… ") in one_line  # the passage's own words, cut at sentences
     assert any(re.search(r"\b(filters?|cava|migrat\w*)\b", b[-1], re.I) for b in blocks)

@@ -1,6 +1,7 @@
 """The default output of five hits fits a terminal (issue #28, item 4: at most 2,500
 characters), however long the bylines, titles and sections around the snippets are: the
-snippets share what the other lines leave, each at most ``payload.SNIPPET_CHARS``."""
+snippets share what the other lines leave, the first two and a half shares, each at most
+its shares of ``payload.SNIPPET_CHARS``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 
 from rich.console import Console
 
-from citeloom.cli.output import MIN_SNIPPET, TERMINAL_CHARS, print_hits
+from citeloom.cli.output import FIRST_SHARE, MIN_SNIPPET, TERMINAL_CHARS, print_hits
 from citeloom.payload import SNIPPET_CHARS, Passage
 
 SENTENCES = " ".join(
@@ -50,8 +51,10 @@ def test_five_hits_with_ordinary_headers_show_whole_snippets() -> None:
     assert len(text) <= TERMINAL_CHARS
     shown = _snippets(text)
     assert len(shown) == 5
-    assert max(len(s) for s in shown) > SNIPPET_CHARS - 40  # nothing cut for the budget
-    assert all(len(s) <= SNIPPET_CHARS for s in shown)
+    # the first hit, which holds the answer most often, shows the most
+    assert len(shown[0]) > 2 * max(len(s) for s in shown[1:])
+    assert len(shown[0]) <= FIRST_SHARE * SNIPPET_CHARS
+    assert all(MIN_SNIPPET < len(s) <= SNIPPET_CHARS for s in shown[1:])
 
 
 def test_long_headers_shorten_the_snippets_to_fit() -> None:
@@ -59,7 +62,8 @@ def test_long_headers_shorten_the_snippets_to_fit() -> None:
     assert len(text) <= TERMINAL_CHARS, len(text)
     shown = _snippets(text)
     assert len(shown) == 5 and all(MIN_SNIPPET // 2 < len(s) < SNIPPET_CHARS - 40
-                                   for s in shown)
+                                   for s in shown[1:])
+    assert len(shown[1]) < len(shown[0]) < FIRST_SHARE * (SNIPPET_CHARS - 40)
     assert all(re.search(r"\bmasks?\b", s) for s in shown)  # still the answering words
 
 

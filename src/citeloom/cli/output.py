@@ -32,20 +32,37 @@ def _clip(text: str, n: int) -> str:
 #: the other lines leave, each at most ``payload.SNIPPET_CHARS`` and at least MIN_SNIPPET.
 TERMINAL_CHARS = 2500
 MIN_SNIPPET = 120
+#: The first hit's snippet is this many times as long as each other's: it holds the answer
+#: most often (docs/DECISIONS.md "The first hit's snippet is longer").
+FIRST_SHARE = 2.5
+
+
+def snippet_budgets(n: int, room: int) -> list[int]:
+    """What each of ``n`` hits' snippets may print of ``room`` characters: the first
+    :data:`FIRST_SHARE` shares, every other one share; each at most its shares of
+    ``payload.SNIPPET_CHARS`` and at least :data:`MIN_SNIPPET`."""
+    from citeloom.payload import SNIPPET_CHARS
+
+    if n <= 0:
+        return []
+    shares = [FIRST_SHARE] + [1.0] * (n - 1)
+    unit = room / sum(shares)
+    return [int(max(MIN_SNIPPET, min(SNIPPET_CHARS * s, unit * s))) for s in shares]
 
 
 def print_hits(header: str, hits: list[Any], show_project: bool = False,
                answer: dict[str, Any] | None = None, full: bool = False,
-               console: Any = None) -> None:
+               console: Any = None) -> list[str]:
     """Each hit: page, author · year, citekey and score first, then the title and the
     section, then the sentences that best answer the query (``payload.snippet``, its
     words highlighted). ``full``: the whole title and section, the passage on one line
     (exactly its text), the chunk ids and link. ``answer`` (a query's) adds what the
     score means, and why there are no hits or which documents a filter left out.
-    ``console``: where to print (the terminal's by default)."""
+    ``console``: where to print (the terminal's by default). Returns the snippets
+    printed (none with ``full``)."""
     from rich.text import Text
 
-    from citeloom.payload import SNIPPET_CHARS, snippet, term_spans
+    from citeloom.payload import snippet, term_spans
 
     query = "\n".join([answer.get("query", ""), *(answer.get("also") or [])]) if answer else ""
 
@@ -101,14 +118,15 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
         console.print(Text(f"   {chunks}" + (f" · {h.zotero_link}" if h.zotero_link else ""),
                            style="dim"))
     if not compact:
-        return
+        return []
     # The snippets share what the lines around them leave of TERMINAL_CHARS.
     used = sum(len(t.plain) + 1 for t in lines) + sum(
         len(line.plain) + 1 + (len(about.plain) + 1 if about else 0) + 4
         for _, line, about in compact)
     room = TERMINAL_CHARS * max(len(compact), 5) // 5 - used
-    budget = max(MIN_SNIPPET, min(SNIPPET_CHARS, room // len(compact)))
-    for h, line, about in compact:
+    printed = []
+    for (h, line, about), budget in zip(compact, snippet_budgets(len(compact), room),
+                                        strict=True):
         console.print(line)
         if about is not None:
             console.print(about)
@@ -117,6 +135,8 @@ def print_hits(header: str, hits: list[Any], show_project: bool = False,
         for start, end in term_spans(shown, query) if query else []:
             text.stylize("bold yellow", start + 3, end + 3)
         console.print(text)
+        printed.append(shown)
+    return printed
 
 
 def cmd_annotations(args: argparse.Namespace, settings: Any) -> int:

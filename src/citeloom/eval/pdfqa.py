@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from citeloom.errors import InvalidInput
 from citeloom.eval.pdfqa_set import KINDS, Question, load_devset, normalise, page_texts, set_name
-from citeloom.payload import shorten, snippet
+from citeloom.payload import shorten
 from citeloom.service.api import QueryRequest
 
 if TYPE_CHECKING:
@@ -250,6 +250,7 @@ def run_queries(app: CiteLoom, project: str, questions: Sequence[Question], corp
             # text joins them): what any choice of shown text could show at most
             full = [[chunk_text.get(x["chunk_id"], "") for x in h.parts]
                     or [chunk_text.get(h.chunk_id, "")] for h in hits]
+            chars, printed = terminal_view(res)  # the snippets of the top 5, as printed
             out[q.id][label] = {
                 "page": first_rank(h.source_path == source
                                    and pages_overlap(h.page_start, h.page_end, q.pages)
@@ -258,9 +259,8 @@ def run_queries(app: CiteLoom, project: str, questions: Sequence[Question], corp
                 "head": first_rank(evidence_in(q.evidence, "\n\n".join(
                     shorten(t, max_chars) for t in ts)) for ts in full),
                 "chunk": first_rank(evidence_in(q.evidence, "\n\n".join(ts)) for ts in full),
-                "snippet": first_rank(evidence_in(q.evidence, snippet(h.text, q.question))
-                                      for h in hits),
-                "terminal_chars": terminal_chars(res),
+                "snippet": first_rank(evidence_in(q.evidence, s) for s in printed),
+                "terminal_chars": chars,
                 "ms": res.timings_ms["total"],
             }
         if n % 20 == 0:
@@ -321,9 +321,9 @@ def intervals(records: dict[str, dict[str, dict[str, Any]]], questions: Sequence
     return out
 
 
-def terminal_chars(result: Any, top: int = 5) -> int:
-    """How many characters ``citeloom query`` prints for the top ``top`` hits of
-    ``result`` by default (the compact snippets), header included."""
+def terminal_view(result: Any, top: int = 5) -> tuple[int, list[str]]:
+    """What ``citeloom query`` prints for the top ``top`` hits of ``result`` by default:
+    how many characters, header included, and each hit's snippet as printed."""
     import io
 
     from rich.console import Console
@@ -333,8 +333,14 @@ def terminal_chars(result: Any, top: int = 5) -> int:
     out = io.StringIO()
     console = Console(file=out, markup=False, emoji=False, highlight=False, soft_wrap=True,
                       color_system=None)
-    print_hits("header", result.hits[:top], answer=result.to_dict(), console=console)
-    return len(out.getvalue())
+    snippets = print_hits("header", result.hits[:top], answer=result.to_dict(),
+                          console=console)
+    return len(out.getvalue()), snippets
+
+
+def terminal_chars(result: Any, top: int = 5) -> int:
+    """How many characters ``citeloom query`` prints for the top ``top`` hits by default."""
+    return terminal_view(result, top)[0]
 
 
 def score(records: dict[str, dict[str, dict[str, Any]]], questions: Sequence[Question],
