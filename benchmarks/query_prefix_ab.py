@@ -26,16 +26,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pdfsets
+
 from citeloom.embed import encoders
 from citeloom.eval.pdfqa import TOP_K, baseline_ranks, bootstrap, first_rank, hit_at, pages_overlap
-from citeloom.eval.pdfqa_set import SETS as CORPORA
-from citeloom.eval.pdfqa_set import load_devset, page_texts
+from citeloom.eval.pdfqa_set import page_texts
 from citeloom.service.api import QueryRequest
 
 PREFIX = "Represent this sentence for searching relevant passages: "
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-PROJECTS = {"dev": "pdfqa-eval-v3", "dev2": "pdfqa-eval-dev2-v3", "dev3": "pdfqa-eval-dev3",
-            "dev4": "pdfqa-eval-dev4"}
 _BARE = encoders.DenseEmbedder.embed_query
 
 
@@ -50,10 +48,9 @@ def use_prefix(prefix: str) -> None:
 ARMS = {"bare": "", "prefix": PREFIX}
 
 
-def run_set(app: Any, name: str, project: str, questions_file: str | None,
-            corpus: Path | None) -> dict[str, Any]:
-    questions = load_devset(questions_file or name)
-    corpus = corpus or SHARED / CORPORA[name]
+def run_set(app: Any, src: pdfsets.Source) -> dict[str, Any]:
+    questions, corpus = src.load()
+    project = src.project
     texts = {q.pdf: page_texts(corpus / q.pdf) for q in questions}
     bm25 = baseline_ranks(questions, texts)
     app.query(QueryRequest(project, "warm up", top_k=1))
@@ -71,7 +68,7 @@ def run_set(app: Any, name: str, project: str, questions_file: str | None,
                     for h in res.hits)
         rows.append(row)
     use_prefix("")
-    return {"set": name, "project": project, "questions": rows}
+    return {"set": src.name, "project": project, "questions": rows}
 
 
 def _cell(rows: list[dict[str, Any]], system: str, base: str | None) -> str:
@@ -117,11 +114,8 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=["pdf", "report"])
-    ap.add_argument("--sets", default="dev,dev2,dev3")
+    pdfsets.add_options(ap)
     ap.add_argument("--unseen", default="dev2,dev3,dev4")
-    ap.add_argument("--project", action="append", default=[], help="SET=PROJECT")
-    ap.add_argument("--questions", action="append", default=[], help="SET=FILE")
-    ap.add_argument("--corpus", action="append", default=[], help="SET=DIR its PDFs are under")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--inputs", nargs="*", type=Path, default=[], help="report: result files")
     args = ap.parse_args()
@@ -130,14 +124,10 @@ def main() -> None:
         results = [r for f in args.inputs for r in json.loads(f.read_text())["results"]]
         print("\n".join(table(results, unseen & {r["set"] for r in results})))
         return
-    projects = PROJECTS | dict(x.split("=", 1) for x in args.project)
-    files = dict(x.split("=", 1) for x in args.questions)
-    corpora = {k: Path(v) for k, v in (x.split("=", 1) for x in args.corpus)}
     app = CiteLoom(load_settings())
     started = time.strftime("%Y-%m-%dT%H:%M%z")
     try:
-        results = [run_set(app, s, projects[s], files.get(s), corpora.get(s))
-                   for s in args.sets.split(",")]
+        results = [run_set(app, src) for src in pdfsets.chosen(args)]
     finally:
         app.close()
     lines = table(results, unseen & {r["set"] for r in results})

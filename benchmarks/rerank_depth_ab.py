@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pdfsets
+
 from citeloom.eval.pdfqa import (
     TOP_K,
     baseline_ranks,
@@ -28,18 +30,13 @@ from citeloom.eval.pdfqa import (
     hit_at,
     pages_overlap,
 )
-from citeloom.eval.pdfqa_set import SETS as CORPORA
-from citeloom.eval.pdfqa_set import load_devset, page_texts
+from citeloom.eval.pdfqa_set import page_texts
 from citeloom.service.api import QueryRequest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-PROJECTS = {"dev": "pdfqa-eval-v3", "dev2": "pdfqa-eval-dev2-v3"}
 
-
-def run_set(app: Any, name: str, project: str, depths: list[int],
-            questions_file: str | None = None, corpus: Path | None = None) -> dict[str, Any]:
-    questions = load_devset(questions_file or name)
-    corpus = corpus or SHARED / CORPORA[name]
+def run_set(app: Any, src: pdfsets.Source, depths: list[int]) -> dict[str, Any]:
+    questions, corpus = src.load()
+    project = src.project
     texts = {q.pdf: page_texts(corpus / q.pdf) for q in questions}
     bm25 = baseline_ranks(questions, texts)
     app.query(QueryRequest(project, "warm up", top_k=1, rerank=max(depths)))
@@ -55,7 +52,7 @@ def run_set(app: Any, name: str, project: str, depths: list[int],
                 for h in res.hits)
             row[f"ce{depth}_ms"] = res.timings_ms["total"]
         rows.append(row)
-    return {"set": name, "project": project, "questions": rows}
+    return {"set": src.name, "project": project, "questions": rows}
 
 
 def table(result: dict[str, Any], depths: list[int]) -> list[str]:
@@ -85,22 +82,14 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--depths", default="0,2,5")
-    ap.add_argument("--sets", default="dev,dev2")
-    ap.add_argument("--project", action="append", default=[], help="SET=PROJECT")
-    ap.add_argument("--questions", action="append", default=[],
-                    help="SET=FILE: a set that is not packaged (dev3: benchmarks/data)")
-    ap.add_argument("--corpus", action="append", default=[], help="SET=DIR its PDFs are under")
+    pdfsets.add_options(ap, sets="dev,dev2")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     depths = [int(d) for d in args.depths.split(",")]
-    projects = PROJECTS | dict(x.split("=", 1) for x in args.project)
-    files = dict(x.split("=", 1) for x in args.questions)
-    corpora = {k: Path(v) for k, v in (x.split("=", 1) for x in args.corpus)}
     app = CiteLoom(load_settings())
     started = time.strftime("%Y-%m-%dT%H:%M%z")
     try:
-        results = [run_set(app, s, projects[s], depths, files.get(s), corpora.get(s))
-                   for s in args.sets.split(",")]
+        results = [run_set(app, src, depths) for src in pdfsets.chosen(args)]
     finally:
         app.close()
     lines = ["| set, half | page BM25 | " + " | ".join(f"rerank {d}" for d in depths) + " |",

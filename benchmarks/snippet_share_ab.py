@@ -21,20 +21,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pdfsets
+
 from citeloom.cli import output
 from citeloom.eval.pdfqa import bootstrap, evidence_in, terminal_view
-from citeloom.eval.pdfqa_set import load_devset
 from citeloom.service.api import QueryRequest
 
-PROJECTS = {"dev": "pdfqa-eval-v3", "dev2": "pdfqa-eval-dev2-v3", "dev3": "pdfqa-eval-dev3",
-            "dev4": "pdfqa-eval-dev4"}
 
-
-def run_set(app: Any, name: str, project: str, questions_file: str | None,
-            shares: list[float]) -> dict[str, Any]:
+def run_set(app: Any, src: pdfsets.Source, shares: list[float]) -> dict[str, Any]:
     rows = []
-    for q in load_devset(questions_file or name):
-        res = app.query(QueryRequest(project, q.question, top_k=10))
+    for q in src.load()[0]:
+        res = app.query(QueryRequest(src.project, q.question, top_k=10))
         row: dict[str, Any] = {"id": q.id, "kind": q.kind, "half": q.half}
         for share in shares:
             output.FIRST_SHARE = share
@@ -42,7 +39,7 @@ def run_set(app: Any, name: str, project: str, questions_file: str | None,
             row[str(share)] = {"found": any(evidence_in(q.evidence, s) for s in printed),
                                "chars": chars}
         rows.append(row)
-    return {"set": name, "questions": rows}
+    return {"set": src.name, "questions": rows}
 
 
 def table(results: list[dict[str, Any]], shares: list[float]) -> list[str]:
@@ -73,19 +70,14 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shares", default="1,2.5")
-    ap.add_argument("--sets", default="dev,dev2,dev3")
-    ap.add_argument("--project", action="append", default=[], help="SET=PROJECT")
-    ap.add_argument("--questions", action="append", default=[], help="SET=FILE")
+    pdfsets.add_options(ap)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     shares = [float(s) for s in args.shares.split(",")]
-    projects = PROJECTS | dict(x.split("=", 1) for x in args.project)
-    files = dict(x.split("=", 1) for x in args.questions)
     app = CiteLoom(load_settings())
     started = time.strftime("%Y-%m-%dT%H:%M%z")
     try:
-        results = [run_set(app, s, projects[s], files.get(s), shares)
-                   for s in args.sets.split(",")]
+        results = [run_set(app, src, shares) for src in pdfsets.chosen(args)]
     finally:
         app.close()
     lines = table(results, shares)

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pdfsets
+
 from citeloom.eval.pdfqa import (
     TOP_K,
     bootstrap,
@@ -30,25 +32,19 @@ from citeloom.eval.pdfqa import (
     pages_overlap,
     terminal_chars,
 )
-from citeloom.eval.pdfqa_set import SETS as CORPORA
-from citeloom.eval.pdfqa_set import load_devset
 from citeloom.mcp.schema import fit_budget
 from citeloom.payload import snippet
 from citeloom.search import query as search
 from citeloom.service.api import QueryRequest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-PROJECTS = {"dev": "pdfqa-eval-v3", "dev2": "pdfqa-eval-dev2-v3", "dev3": "pdfqa-eval-dev3",
-            "dev4": "pdfqa-eval-dev4"}
 WHOLE = search.whole_pages
 BUDGET = 8000  # the MCP server's default answer_token_budget
 ARMS = {"ranked": lambda index, hits, model, flt: hits, "whole": WHOLE}
 
 
-def run_set(app: Any, name: str, project: str, questions_file: str | None,
-            corpus: Path | None) -> dict[str, Any]:
-    questions = load_devset(questions_file or name)
-    corpus = corpus or SHARED / CORPORA[name]
+def run_set(app: Any, src: pdfsets.Source) -> dict[str, Any]:
+    questions, corpus = src.load()
+    project = src.project
     app.query(QueryRequest(project, "warm up", top_k=1))
     rows = []
     for q in questions:
@@ -77,7 +73,7 @@ def run_set(app: Any, name: str, project: str, questions_file: str | None,
             row[arm]["mcp_truncated"] = mcp["truncated"]
         rows.append(row)
     search.whole_pages = WHOLE
-    return {"set": name, "project": project, "questions": rows}
+    return {"set": src.name, "project": project, "questions": rows}
 
 
 def table(results: list[dict[str, Any]]) -> list[str]:
@@ -118,20 +114,13 @@ def main() -> None:
     from citeloom.service import CiteLoom
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sets", default="dev,dev2,dev3")
-    ap.add_argument("--project", action="append", default=[], help="SET=PROJECT")
-    ap.add_argument("--questions", action="append", default=[], help="SET=FILE")
-    ap.add_argument("--corpus", action="append", default=[], help="SET=DIR its PDFs are under")
+    pdfsets.add_options(ap)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    projects = PROJECTS | dict(x.split("=", 1) for x in args.project)
-    files = dict(x.split("=", 1) for x in args.questions)
-    corpora = {k: Path(v) for k, v in (x.split("=", 1) for x in args.corpus)}
     app = CiteLoom(load_settings())
     started = time.strftime("%Y-%m-%dT%H:%M%z")
     try:
-        results = [run_set(app, s, projects[s], files.get(s), corpora.get(s))
-                   for s in args.sets.split(",")]
+        results = [run_set(app, src) for src in pdfsets.chosen(args)]
     finally:
         app.close()
     lines = table(results)
