@@ -594,3 +594,31 @@ def test_the_page_s_year_wins_over_the_file_name_s(tmp_path: Path) -> None:
     assert undated["year"] == 2011 and undated["metadata_source"]["year"] == FILE_NAME
     dated = document_metadata(doc(title, "Jane Smith", "June 2013", "Abstract"), path, title)
     assert dated["year"] == 2013 and dated["metadata_source"]["year"] == PDF_TEXT
+
+
+@pytest.mark.parametrize(("lines", "title", "authors"), [
+    # heldout11's gnuplot: the title finder missed the title, whose line runs into the names
+    (["gnuplot 5.4", "An Interactive Plotting Program Thomas Williams & Colin Kelley",
+      "Version 5.4 organized by: Ethan A Merritt and many others"], "gnuplot",
+     ["Williams, Thomas", "Kelley, Colin"]),
+    # ... but a list that a label or an earlier clause introduces is no byline
+    (["Widgets 3.9", "Former team members: Tim Römer, Richard Sieg and Christof Söger"],
+     "Widgets 3.9", []),
+    # DejaGnu: the first author and "et al." before the organisation
+    (["DejaGnu", "Rob Savoye et al. Cygnus Support and the GNU Project", "Version 1.6.3"],
+     "dejagnu", ["Savoye, Rob"]),
+    # a country after the name, a footnote star before it, the date after it
+    (["Asymptote package CAD.asy", "* Mark Henning, Germany 29 September 2006"],
+     "Asymptote package CAD.asy", ["Henning, Mark"]),
+    # a city is not a person, even before a country
+    (["Sparse Widgets", "Palo Alto, USA"], "Sparse Widgets", []),
+    # Mergeomics: a list of names, then the first affiliation on the same line; given names
+    # that are also particles elsewhere ("Le", "Bin")
+    (["Omics Integration", "November 1, 2022", "Ville-Petteri Makinen, Le Shu, Bin Zhang, "
+      "Xia Yang Department of Integrative Biology and Physiology, University of California"],
+     "Omics Integration", ["Makinen, Ville-Petteri", "Shu, Le", "Zhang, Bin", "Yang, Xia"]),
+])
+def test_bylines_heldout10_and_heldout11_lost(lines: list[str], title: str,
+                                              authors: list[str]) -> None:
+    meta = document_metadata(_doc([*lines, "Abstract", "Widgets are sparse."]), None, title)
+    assert meta.get("authors", []) == authors

@@ -257,7 +257,12 @@ def _lead_name(line: str) -> list[str]:
         names = parse_byline(line)
         if names:
             return names
+    if m := re.match(r"^(.{3,60}?),?\s+et\s+al\.?(?:\s|$)", line):
+        name = person(m.group(1))  # "Rob Savoye et al. Cygnus Support": the first author
+        return [name] if name else []
     words = line.split()
+    if names := _list_before_affiliation(words):
+        return names
     for i in (2, 3, 4):
         if i >= len(words):
             break
@@ -274,6 +279,20 @@ def _lead_name(line: str) -> list[str]:
         if name:
             return [name]
     return []
+
+
+def _list_before_affiliation(words: list[str]) -> list[str]:
+    """A list of names and then the first one's affiliation on the same line ("Ville-Petteri
+    Makinen, Le Shu, Yuqi Zhao Department of Integrative Biology, University of ..."):
+    the names, when there are two or more and every one reads as a person."""
+    cut = next((i for i, w in enumerate(words)
+                if i >= 4 and (_AFFIL_WORD.match(w.strip(",.")) or _UNIVERSITY.match(
+                    w.strip(",.")))), None)
+    if cut is None or _INSTITUTION_NEXT.match(words[cut].strip(",.")):
+        return []
+    head = " ".join(words[:cut])
+    names = parse_byline(head) if re.search(r",|\sand\s|&", head) else []
+    return names if len(names) >= 2 else []
 
 
 def _named_by_address(line: str) -> list[str]:
@@ -393,6 +412,9 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     lines = [_DATED.sub("", ln) if ":" in ln else ln for ln in lines]
     for i, line in enumerate(lines):
         names = parse_byline(line) or _run_by_citation(line, text)
+        if not names and i < 3:  # a title the title finder missed, then its byline
+            head, names = title_byline(line)  # not "Former team members: A and B",
+            names = [] if re.search(r"[:,]", head) else names  # "A, based on … B and C"
         j = i + 1
         while names and j < len(lines) and parse_byline(lines[j]):  # over two lines
             names += parse_byline(lines[j])

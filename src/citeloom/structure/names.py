@@ -63,6 +63,17 @@ _AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{MARKERS}|\s+{_LETTER})"
 _GROUP_LAST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+)?"
                          r"(?:[A-Z][\w.-]*\s+){1,3}(?:Core\s+)?"
                          r"(?:Team|Group|Consortium|Collaboration|Project)$")
+# A country after the last name: "Mark Henning, Germany" (a byline with no institution).
+_COUNTRY_LAST = re.compile(
+    r"\s*,\s*(?:Germany|France|Italy|Spain|Portugal|Austria|Switzerland|Belgium|"
+    r"(?:the\s+)?Netherlands|Denmark|Sweden|Norway|Finland|Iceland|Poland|Hungary|"
+    r"Czech\s+Republic|Slovakia|Slovenia|Croatia|Greece|Ireland|England|Scotland|Wales|"
+    r"UK|U\.K\.|United\s+Kingdom|USA|U\.S\.A\.|United\s+States|Canada|Mexico|Brazil|"
+    r"Argentina|Chile|Colombia|Australia|New\s+Zealand|Japan|China|Korea|India|Israel|"
+    r"Singapore|Russia|Turkey|South\s+Africa)\.?$")
+# Cities of two words whose first could open a person's name ("Ann Arbor", "Santa Cruz").
+_PLACE_FIRST = (r"(?:San|Santa|Santo|São|Sao|Palo|Ann|Saint|St\.?|Fort|Port|Rio|Hong|Tel|"
+                r"Buenos|Kuala|Salt|El|Baton|Cape|Mount|Bad)\s")
 # Degrees after a name: "John J. Smith, B.A.", "Jane Doe, MD, PhD".
 _DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?\s?D|"
                      r"Ph\.?\s?D|D\.?\s?Phil|MPH|MBA|R\.?N)\.?(?=\s*(?:,|and\b|&|$))")
@@ -105,6 +116,8 @@ def person(name: str) -> str | None:
     words = [w.title() if len(w) > 2 and w.isupper() else w for w in words]
     fam = family_name(" ".join(words))
     given = " ".join(words[: len(words) - len(fam.split(" "))])
+    if not given and len(words) == 2 and words[0][:1].isupper():
+        fam, given = words[1], words[0]  # "Le Shu", "Bin Zhang": a given name, not a particle
     if not given:
         return None  # "di Giove": a particle and a word, no given name
     return f"{fam}, {given}"
@@ -135,6 +148,9 @@ def parse_byline(text: str) -> list[str]:
         return []
     # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
     text = _GROUP_LAST.sub("", re.sub(r"\s*\([^()]{0,60}\)", "", text))
+    text, placed = _COUNTRY_LAST.subn("", text)
+    if placed and re.match(_PLACE_FIRST, text.split(",")[-1].strip()):
+        return []  # "Palo Alto, USA": a city, not a person
     text = _AFFIL.sub("", re.sub(r"^by\s+", "", text, flags=re.IGNORECASE))
     text = _SUFFIX.sub("", _DEGREE.sub("", text))
     # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
