@@ -119,7 +119,8 @@ _SELF_CITE = re.compile(
 _CONF_RANGE = re.compile(rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*[-–—]\s*"
                          rf"(?:{_MONTH}\s+)?\d{{1,2}}(?:st|nd|rd|th)?,?\s+{YEAR}\b",
                          re.IGNORECASE)
-_PROCEEDINGS = re.compile(rf"^(?:Proceedings|Proc\.)\s+of\s+[^\n]{{0,120}}?\b{YEAR}\b")
+_PROCEEDINGS = re.compile(rf"^(?:Preprint:?\s+)?(?:Proceedings|Proc\.)\s+of\s+[^\n]{{0,120}}?"
+                          rf"(?<!\d){YEAR}\b")  # "Proceedings of PracticalTEX2004"
 # Dates a journal or preprint prints about the paper itself: revtex's "(Dated: December 27,
 # 2018)", AASTeX's "Draft version February 26, 2021", Elsevier's "Preprint submitted to
 # Elsevier June 8, 2018", "Submitted to ECP on January 2, 2013"; a working paper's or
@@ -254,6 +255,9 @@ def _lead_name(line: str) -> list[str]:
     m = _DATE.search(line)
     if m and not line[m.end():].strip(" ,.;()"):
         line = line[: m.start()]  # "Manuel Koller April 2, 2022"
+        # "... Iain S. Duff VERSION 2.4.6, May 4, 2016": the version before the date
+        line = re.sub(r"\s*\b(?:version|release|v)\.?\s*\d+(?:\.\d+)*[a-z]?\s*[,;]?\s*$",
+                      "", line, flags=re.IGNORECASE).rstrip(" ,;")
         names = parse_byline(line)
         if names:
             return names
@@ -504,6 +508,44 @@ def _first_year(rx: re.Pattern[str], text: str) -> int | None:
     return None
 
 
+# "Created: 20 February, 2013 Last modified: 22 October, 2015": the last change's date.
+# ("10 October 2012, Revised 8 October 2014" keeps the first: the truths of the seen sets
+# take the original date there.)
+_MODIFIED = re.compile(r"\blast\s+(?:modified|updated|changed)\b\s*:?\s*(?:on\s+)?",
+                       re.IGNORECASE)
+
+
+_PUBLISHER = re.compile(r"\b(?:wiley|verlag|springer|elsevier|francis|university press|"
+                        r"ieee|acm|kluwer|birkh[aä]user|sage|journal|society)\b", re.IGNORECASE)
+
+
+def _line_of(rx: re.Pattern[str], text: str) -> str:
+    """The line of ``rx``'s first match in ``text``."""
+    m = rx.search(text)
+    if not m:
+        return ""
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    return text[start:end if end >= 0 else len(text)]
+
+
+def _header_year(header: list[str]) -> int | None:
+    """The year of a date in the header under the title ("June 2002", "January 6, 2023",
+    "Budapest, 2022", "2021" on a line of its own; after "Last modified:" where a line has
+    two)."""
+    for line in header:
+        if len(line) > 200:
+            continue
+        mod = _MODIFIED.search(line)
+        m = (mod and _DATE.match(line, mod.end())) or (
+            _DATE.search(line) or _PLACE_YEAR.match(line)
+            or re.fullmatch(rf"{YEAR}", line))  # a year on a line of its own
+        year = m and next((int(g) for g in m.groups() if g), None)
+        if year and _year_ok(year):
+            return year
+    return None
+
+
 def _year(text: str, info: dict[str, str], header: list[str] | None = None,
           first_page: list[str] | None = None, whole: str = "") -> tuple[int | None, str | None]:
     """The journal's citation or issue line, the paper's own reference (ACM's "Reference
@@ -528,20 +570,18 @@ def _year(text: str, info: dict[str, str], header: list[str] | None = None,
                 return year, PDF_TEXT
     for rx in (_COPYRIGHT, _PUBLISHED, _PAPER_DATE):
         year = _first_year(rx, text)
+        if year and rx is _COPYRIGHT and not _PUBLISHER.search(_line_of(rx, text)):
+            # a later date under the title is this version's ("© 2013" … "May 4, 2016"),
+            # unless a publisher holds the ©: a journal's paper reprinted and built later
+            year = max(year, _header_year(header or []) or 0)
         if year:
             return year, PDF_TEXT
     for m in _HISTORY.finditer(text):
         years = [int(y) for y in re.findall(rf"\b{YEAR}\b", m.group(0))]
         if years and _year_ok(max(years)):
             return max(years), PDF_TEXT
-    for line in header or []:
-        if len(line) > 200:
-            continue
-        m = (_DATE.search(line) or _PLACE_YEAR.match(line)
-             or re.fullmatch(rf"{YEAR}", line))  # a year on a line of its own
-        year = m and next((int(g) for g in m.groups() if g), None)
-        if year and _year_ok(year):
-            return year, PDF_TEXT
+    if year := _header_year(header or []):
+        return year, PDF_TEXT
     for line in first_page or []:  # "A dissertation submitted ... University of X 2008"
         m = _THESIS.search(line) and re.search(rf"\b(?:in|of|at)\b[^\n]{{0,80}}\b{YEAR}\.?$",
                                                line)

@@ -29,7 +29,7 @@ NOT_A_PERSON = re.compile(
     # what a cover prints under a name: a post, a field
     r"lecturers?|assistants?|supervisors?|advis[eo]rs?|sciences?|engineering|informatics|"
     r"reports|area|layout|sketch|biographical|lab|programm?e?s?|titularis|"
-    r"information\w*|cancer|medical|memorial)\b",
+    r"information\w*|cancer|medical|memorial|labs|national)\b",
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -62,7 +62,8 @@ _AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{MARKERS}|\s+{_LETTER})"
 # "…, and the R Core Team". Not a person, and no reason to drop the people before it.
 _GROUP_LAST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+)?"
                          r"(?:[A-Z][\w.-]*\s+){1,3}(?:Core\s+)?"
-                         r"(?:Team|Group|Consortium|Collaboration|Project)$")
+                         r"(?:Team|Group|Consortium|Collaboration|Project|Labs?|"
+                         r"Laborator(?:y|ies))$")
 # A country after the last name: "Mark Henning, Germany" (a byline with no institution).
 _COUNTRY_LAST = re.compile(
     r"\s*,\s*(?:Germany|France|Italy|Spain|Portugal|Austria|Switzerland|Belgium|"
@@ -81,6 +82,14 @@ _DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?
 _SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?=\s*(?:,|and\b|&|$))")
 NAME_WORD = re.compile(r"^(?:[A-Z][.]?|(?:[A-Z]\.){2,}|"
                         r"[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*\.?)$")
+# Endings of nouns that no family name has ("Enrichment", "Estimation", "Methodology").
+_NOUN_END = re.compile(r"(?:[a-z]{4}ment|[a-z]{2}tions?|[a-z]{2}sions?|ology|ysis|i[sz]ation"
+                       r"|ities)$", re.IGNORECASE)
+# A word of three letters or more without a vowel: glyph codes read as text ("Bdbh").
+_NO_VOWEL = re.compile(r"[^\W\d_aeiouyAEIOUYàáâãäåèéêëìíîïòóôõöøùúûüýÿÀ-ÖØ-Ýw]{3,}\.?")
+# A Spanish patronymic before the last word is the first of two family names ("Leslie
+# Pérez Cáceres"); a given name is not one.
+_PATRONYMIC = re.compile(r"[A-ZÁÉÍÓÚ][a-záéíóúñ]+[eé]z")
 # A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee).
 _CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
 
@@ -105,6 +114,8 @@ def person(name: str) -> str | None:
         return None  # "Leif T. Johnson Charles J. Geyer": two people (split_run's)
     if any(_CAMEL.search(w) for w in words):
         return None  # "JavaScript", "PubTabNet": a product, not a person
+    if any(_NOUN_END.search(w) or _NO_VOWEL.fullmatch(w) for w in words):
+        return None  # "Gene Set Enrichment", a title's nouns; "Bdbh", a font's glyph codes
     if words[-1].lower() in PARTICLES or len(words[-1].rstrip(".")) < 2:
         return None  # a family name is not an initial
     if len(words) == 2 and re.fullmatch(r"[A-Z]", words[0]):
@@ -120,6 +131,9 @@ def person(name: str) -> str | None:
         fam, given = words[1], words[0]  # "Le Shu", "Bin Zhang": a given name, not a particle
     if not given:
         return None  # "di Giove": a particle and a word, no given name
+    spanish = given.split()
+    if len(spanish) >= 2 and _PATRONYMIC.fullmatch(spanish[-1]):
+        fam, given = f"{spanish[-1]} {fam}", " ".join(spanish[:-1])  # "Pérez Cáceres"
     return f"{fam}, {given}"
 
 
