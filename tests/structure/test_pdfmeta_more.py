@@ -670,3 +670,46 @@ def test_what_heldout12_showed(lines: list[str], title: str, authors: list[str],
 ])
 def test_names_heldout12_showed(line: str, names: list[str]) -> None:
     assert parse_byline(line) == names
+
+
+@pytest.mark.parametrize(("rows", "title"), [
+    # TUGboat: the title in the body's size over its byline, under the running head
+    (["preliminary draft, October 25, 2002 1:43", "TUGboat, Volume 0 (2001), No. 0 "
+      "preliminary draft, October 25, 2002 1:43, 1001", "Space geometry with METAPOST ∗",
+      "Denis Roegel", "Abstract", "METAPOST is a tool especially well-suited for drawings."],
+     "Space geometry with METAPOST"),
+    (["TUGboat, Volume 32 (2011), No. 2, 193", "The cals package: Multipage tables",
+      "with decorations", "Oleg Parashchenko", "Abstract", "Tables are complicated."],
+     "The cals package: Multipage tables with decorations"),
+    # no byline before the first section: no title from here
+    (["Some Package", "1 Introduction", "Denis Roegel wrote this."], None),
+    # the rows above a byline that do not start like a title (a thesis cover's clause)
+    (["des Studiengangs Informatik der Hochschule", "Max Mustermann", "Abstract"], None),
+])
+def test_a_title_in_the_body_size_is_the_rows_over_the_byline(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, rows: list[str],
+        title: str | None) -> None:
+    import citeloom.convert.textlayer as textlayer
+    from citeloom.structure.titles import byline_title
+
+    pdf = tmp_path / "tugboat.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n")  # read by the stand-in below, not by PDFium
+    monkeypatch.setattr(textlayer, "page_rows", lambda *a, **k: rows)
+    assert byline_title(pdf) == title
+
+
+@pytest.mark.parametrize(("lines", "year"), [
+    # a TUGboat issue's running head; a draft's "Volume 0" is a placeholder, its date is not
+    (["TUGboat, Volume 18 (1997), No. 4", "Creating 3D animations", "Denis Roegel"], 1997),
+    (["TUGboat, Volume 0 (2060), No. 0 preliminary draft, December 30, 2006 9:24",
+      "Lists in TeX's Mouth", "Alan Jeffrey"], 2006),
+    (["draft: March 5, 2021 18:00", "The dashundergaps package", "Frank Mittelbach"], 2021),
+])
+def test_tugboat_years(lines: list[str], year: int) -> None:
+    meta = document_metadata(_doc([*lines, "Abstract", "Widgets are sparse."]), None,
+                             lines[1])
+    assert meta.get("year") == year
+
+
+def test_a_noun_in_ism_is_no_family_name() -> None:
+    assert parse_byline("Plane-Waves Formalism.") == []

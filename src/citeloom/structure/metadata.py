@@ -99,7 +99,9 @@ _ISSUE = re.compile(
     rf"\bVolume\s+\d+,\s*Issue\s+\d+\b[^\n]{{0,40}}?\b{YEAR}\b|"
     rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{_MONTH}\s+{YEAR}\b|"
     rf"\bVol(?:ume|\.)?\s*\d+\s*,\s*(?:No\.?|Number|Issue)\s*\d+\s*,?\s*(?:{_MONTH}\s+)?"
-    rf"\(?{YEAR}\)?", re.IGNORECASE)
+    rf"\(?{YEAR}\)?|"
+    # TUGboat's running head "TUGboat, Volume 32 (2011), No. 2" (a draft's "Volume 0" is none)
+    rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+", re.IGNORECASE)
 # arXiv's side stamp: "arXiv:2206.01062v1 [cs.CL] 2 Jun 2022" (the category marks the stamp,
 # not a citation of another preprint).
 _ARXIV = re.compile(rf"arXiv:\s*[\w./-]+\s*\[[\w.\-]+\]\s*\d{{1,2}}\s+{_MONTH}\s+{YEAR}\b",
@@ -128,6 +130,7 @@ _PROCEEDINGS = re.compile(rf"^(?:Preprint:?\s+)?(?:Proceedings|Proc\.)\s+of\s+[^
 # "First version:", not a build stamp such as "typeset on ...": that is the file's date).
 _PAPER_DATE = re.compile(
     rf"\(Dated:?\s*(?:{_ANY_DATE})\)|\bDraft version\s+(?:{_ANY_DATE})|"
+    rf"\b(?:preliminary\s+)?draft\s*[,:]\s*(?:{_ANY_DATE})|"  # TUGboat's "preliminary draft, …"
     rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{_ANY_DATE})|"
     rf"^(?:(?:This|Current|Latest)\s+)?version\s*:\s*(?:{_ANY_DATE})",
     re.IGNORECASE | re.MULTILINE)

@@ -83,8 +83,8 @@ _SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?=\s*(?:,|and\b|&|$))")
 NAME_WORD = re.compile(r"^(?:[A-Z][.]?|(?:[A-Z]\.){2,}|"
                         r"[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*\.?)$")
 # Endings of nouns that no family name has ("Enrichment", "Estimation", "Methodology").
-_NOUN_END = re.compile(r"(?:[a-z]{4}ment|[a-z]{2}tions?|[a-z]{2}sions?|ology|ysis|i[sz]ation"
-                       r"|ities)$", re.IGNORECASE)
+_NOUN_END = re.compile(r"(?:[a-z]{4}ment|[a-z]{3}ism|[a-z]{2}tions?|[a-z]{2}sions?|ology|ysis"
+                       r"|i[sz]ation|ities)$", re.IGNORECASE)
 # A word of three letters or more without a vowel: glyph codes read as text ("Bdbh").
 _NO_VOWEL = re.compile(r"[^\W\d_aeiouyAEIOUYàáâãäåèéêëìíîïòóôõöøùúûüýÿÀ-ÖØ-Ýw]{3,}\.?")
 # A Spanish patronymic before the last word is the first of two family names ("Leslie

@@ -124,6 +124,45 @@ def layer_title(path: Path, password: str | None = None, *, strict: bool = True)
     return title
 
 
+# A running head or a page number above a title: "TUGboat, Volume 18 (1997), No. 4", "274",
+# "preliminary draft, October 25, 2002".
+_RUNNING_HEAD = re.compile(r"\d{3,}|\bvol(?:ume|\.)|\bno\.\s*\d|\bdraft\b|\bpage\b|^\W*$",
+                           re.IGNORECASE)
+
+
+def byline_title(path: Path, password: str | None = None) -> str | None:
+    """The rows right above page 1's first byline, for a title set in the body's size
+    (TUGboat's articles: "Space geometry with METAPOST∗" over "Denis Roegel"): at most
+    three rows, up to a running head or a page number, plausible as a title; None where no
+    row before the abstract (or first section) reads as a byline, or its text layer does
+    not read as words."""
+    if path.suffix.lower() != ".pdf" or not path.is_file():
+        return None
+    from citeloom.convert.texthealth import OK, health
+    from citeloom.convert.textlayer import page_rows
+    from citeloom.structure.names import parse_byline
+
+    rows = page_rows(path, 1, password)[:14]
+    if not rows or health(" ".join(rows)).score < OK:
+        return None
+    for i, row in enumerate(rows):
+        if _HEAD_END.match(row) or _NUMBERED.match(row):
+            return None
+        if not parse_byline(row):
+            continue
+        above: list[str] = []
+        for prev in reversed(rows[max(0, i - 3):i]):
+            if _RUNNING_HEAD.search(prev) or parse_byline(prev):
+                break
+            above.insert(0, prev)
+        title = " ".join(" ".join(above).split()).rstrip(" ∗*†‡")
+        if (title[:1].isupper() and plausible_title(title, 2) and not _NOT_A_TITLE.search(title)
+                and not is_boilerplate_heading(title)):
+            return title
+        return None
+    return None
+
+
 # A numbered section heading ("1 Convex hulls in 2D", "3.2 Results") is never the title.
 _NUMBERED = re.compile(r"^\d+(?:\.\d+)*\.?\s")
 # A version stamp a vignette's title line carries: "... Version 1.2.3", "... Package NMF -
@@ -170,5 +209,5 @@ def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> s
     if layer:  # page 1's largest type before its first heading, unless the heading goes
         found = heading if heading and fold_alnum(heading).startswith(fold_alnum(layer)) \
             else layer  # on where the largest type's rows stop
-    title = found or heading or path.stem
+    title = found or heading or (byline_title(path, password) if pdf else None) or path.stem
     return compose_accents(_VERSION_STAMP.sub("", title) or title)
