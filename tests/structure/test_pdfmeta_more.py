@@ -713,3 +713,19 @@ def test_tugboat_years(lines: list[str], year: int) -> None:
 
 def test_a_noun_in_ism_is_no_family_name() -> None:
     assert parse_byline("Plane-Waves Formalism.") == []
+
+
+def test_what_heldout13_showed_besides_tugboat() -> None:
+    from citeloom.structure.metadata import title_byline
+
+    # a \thanks mark after the title, the name and its own mark after it
+    assert title_byline("ATLAS Installation Guide ✯ R. Clint Whaley ❸") == (
+        "ATLAS Installation Guide", ["Whaley, R. Clint"])
+    # a labelled byline
+    assert parse_byline("Author: Stan G. Moore") == ["Moore, Stan G."]
+    # amsart's date footnote on page 1
+    meta = document_metadata(_doc(["Documentation for ratpoints", "Michael Stoll",
+                                   "1. Introduction", "This paper describes the program.",
+                                   "Date: March 10, 2011."]), None,
+                             "Documentation for ratpoints")
+    assert meta.get("year") == 2011

@@ -23,7 +23,14 @@ from citeloom.payload import family_name
 from citeloom.payload import fold as _fold
 from citeloom.structure.header import file_name_year, layer_rows
 from citeloom.structure.header import year_ok as _year_ok
-from citeloom.structure.names import NAME_WORD, NOT_A_PERSON, parse_byline, person, unglue_and
+from citeloom.structure.names import (
+    NAME_WORD,
+    NOT_A_PERSON,
+    SYMBOLS,
+    parse_byline,
+    person,
+    unglue_and,
+)
 from citeloom.structure.titles import layer_title
 from citeloom.system import pdf_info
 from citeloom.text import compose_accents
@@ -131,6 +138,7 @@ _PROCEEDINGS = re.compile(rf"^(?:Preprint:?\s+)?(?:Proceedings|Proc\.)\s+of\s+[^
 _PAPER_DATE = re.compile(
     rf"\(Dated:?\s*(?:{_ANY_DATE})\)|\bDraft version\s+(?:{_ANY_DATE})|"
     rf"\b(?:preliminary\s+)?draft\s*[,:]\s*(?:{_ANY_DATE})|"  # TUGboat's "preliminary draft, …"
+    rf"^Date:\s*(?:{_ANY_DATE})|"  # amsart's footnote "Date: March 10, 2011."
     rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{_ANY_DATE})|"
     rf"^(?:(?:This|Current|Latest)\s+)?version\s*:\s*(?:{_ANY_DATE})",
     re.IGNORECASE | re.MULTILINE)
@@ -209,6 +217,11 @@ def title_byline(title: str) -> tuple[str, list[str]]:
     """A title the names ran into ("Definitions of ψ-Functions Available in Robustbase
     Manuel Koller and Martin Mächler"): the title without them, and the names (two or
     more, joined by "and"); else the title as it is and no names."""
+    # A \\thanks mark after the title, then one name or more and their own marks:
+    # "ATLAS Installation Guide ✯ R. Clint Whaley ❸".
+    marked = re.match(rf"^(.{{8,}}?)\s*[{SYMBOLS}]\s+(.+?)\s*[{SYMBOLS}\u2776-\u2793]?$", title)
+    if marked and (names := parse_byline(marked.group(2))):
+        return marked.group(1), names
     words = unglue_and(title).split()  # "Weston✯and Rich"
     for i in range(len(words) - 3, 1, -1):
         tail = " ".join(words[i:])

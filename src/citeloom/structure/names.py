@@ -155,6 +155,7 @@ def parse_byline(text: str) -> list[str]:
     """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
     the line does not read as a list of names (every part must)."""
     text = unglue_and(text)
+    text = re.sub(r"^\s*(?:authors?|written by)\s*:\s*", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
     text = re.sub(r",?\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+", "", text)  # "John Verzani, jv@x.com"
     text = " ".join(text.split())
