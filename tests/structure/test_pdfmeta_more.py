@@ -729,3 +729,40 @@ def test_what_heldout13_showed_besides_tugboat() -> None:
                                    "Date: March 10, 2011."]), None,
                              "Documentation for ratpoints")
     assert meta.get("year") == 2011
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    # AASTeX: capitals, accented initials, affiliation numbers after commas
+    ("L. G. BOUMA, 1 J. D. HARTMAN, 1 W. BHATTI, 1 J. N. WINN, 1 AND G. Á. BAKOS 1",
+     ["Bouma, L. G.", "Hartman, J. D.", "Bhatti, W.", "Winn, J. N.", "Bakos, G. Á."]),
+    # names set apart only by their affiliations' numbers
+    ("Yichen He∗1 Guanhua Huang∗1 Peiyuan Feng 1 Yuan Lin†1",
+     ["He, Yichen", "Huang, Guanhua", "Feng, Peiyuan", "Lin, Yuan"]),
+    # "+" and "$" as affiliation marks (PLDI)
+    ("Andreas Gal∗+, Brendan Eich∗ , Mohammad R. Haghighat$ , Blake Kaplan∗",
+     ["Gal, Andreas", "Eich, Brendan", "Haghighat, Mohammad R.", "Kaplan, Blake"]),
+    ("Δημήτριος Α. Φιλίππου", ["Φιλίππου, Δημήτριος Α."]),  # Greek
+    ("Robert A. MacLachlan, Editor", ["MacLachlan, Robert A."]),  # a manual's editor
+])
+def test_bylines_heldout14_showed(line: str, names: list[str]) -> None:
+    assert parse_byline(line) == names
+
+
+def test_what_heldout14_showed_in_titles_and_years() -> None:
+    from citeloom.structure.metadata import title_byline
+
+    assert title_byline("PaSa: An LLM Agent for Comprehensive Academic Paper Search Yichen "
+                        "He∗1 Guanhua Huang∗1 Peiyuan Feng 1 Yuan Lin†1") == (
+        "PaSa: An LLM Agent for Comprehensive Academic Paper Search",
+        ["He, Yichen", "Huang, Guanhua", "Feng, Peiyuan", "Lin, Yuan"])
+    for line, year in (("© Author(s) 2013. CC Attribution 3.0 License.", 2013),
+                       ("ANN, Version 1.1.1 Copyright, 2006 David M. Mount", 2006)):
+        meta = document_metadata(_doc(["A Scaling Approach", "Matthias Perrette", "Abstract",
+                                       "Sea level rises.", "Received: 17 April 2012", line]),
+                                 None, "A Scaling Approach")
+        assert meta.get("year") == year
+    # a name given twice on page 1 (byline and correspondence) is one author
+    meta = document_metadata(_doc(["Acute effect of speed exercise", "Özcan SAYGIN",
+                                   "Özcan SAYGIN", "Abstract", "Nitric oxide."]), None,
+                             "Acute effect of speed exercise")
+    assert meta.get("authors") == ["Saygin, Özcan"]

@@ -41,9 +41,10 @@ FILE_NAME = "file-name"
 ZOTERO = "zotero"
 
 YEAR = r"(1[89]\d\d|20\d\d)"
-# "© 2019", "(c) 2007–2008 Nicolas Vaughan": a range's last year is this edition's.
-_COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)\s*(?:\w+\s+)?{YEAR}(?:\s*[-–—]\s*{YEAR})?\b",
-                        re.IGNORECASE)
+# "© 2019", "(c) 2007–2008 Nicolas Vaughan": a range's last year is this edition's;
+# "© Author(s) 2013" (Copernicus), "Copyright, 2006 David M. Mount".
+_COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)[,:]?\s*(?:[\w()]+\s+)?{YEAR}"
+                        rf"(?:\s*[-–—]\s*{YEAR})?\b", re.IGNORECASE)
 _PUBLISHED = re.compile(rf"\b(?:published(?: online)?|accepted)\s*:?\s*(?:\w+\s+){{0,3}}"
                         rf"{YEAR}\b", re.IGNORECASE)
 # A journal's own citation of the paper: "Clinical Science (2014) 126, 305–313",
@@ -223,6 +224,15 @@ def title_byline(title: str) -> tuple[str, list[str]]:
     if marked and (names := parse_byline(marked.group(2))):
         return marked.group(1), names
     words = unglue_and(title).split()  # "Weston✯and Rich"
+    # Names each with its affiliation's mark: "PaSa: … Paper Search Yichen He∗1 Guanhua
+    # Huang∗1 Peiyuan Feng 1 Yuan Lin†1": the first marked word ends the first name.
+    first = next((k for k, w in enumerate(words)
+                  if k >= 3 and re.fullmatch(rf"[^\W\d_]{{2,}}[{SYMBOLS}]+\d*,?", w)), None)
+    if first is not None:
+        start = first - (2 if len(words[first - 1].rstrip(".")) == 1 else 1)
+        names = parse_byline(" ".join(words[start:]))
+        if len(names) >= 2 and all(len(n.split()) <= 4 for n in names):
+            return " ".join(words[:start]).rstrip(" ,;:"), names
     for i in range(len(words) - 3, 1, -1):
         tail = " ".join(words[i:])
         if not re.search(r"\s(?:and|&)\s", tail):
@@ -657,8 +667,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         authors, how = (authors, how) if len(authors) >= 2 else ([], None)
     if not authors and named:
         authors, how = named, PDF_TEXT
-    if authors:
-        out["authors"], src["authors"] = authors, how
+    if authors:  # once each: a byline and a correspondence line may both give a name
+        out["authors"], src["authors"] = list(dict.fromkeys(authors)), how
     year, how = _year(text, info, _header(first_page, title), first_page,
                       whole=" ".join(_page_texts(doc, 10_000)))
     if not year and rows:  # a date or a journal's line Docling left out of page 1's items

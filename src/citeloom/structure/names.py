@@ -41,7 +41,7 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-SYMBOLS = "*†‡§¶∗⁎✯⋆★"
+SYMBOLS = "*†‡§¶∗⁎✯⋆★+$"
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
 _GLUED_AND = re.compile(rf"[{SYMBOLS}]+(?=and\s)")
@@ -80,13 +80,15 @@ _DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?
                      r"Ph\.?\s?D|D\.?\s?Phil|MPH|MBA|R\.?N)\.?(?=\s*(?:,|and\b|&|$))")
 # Generation suffixes: "William J. Hansen Jr", "John H. Lienhard V".
 _SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?=\s*(?:,|and\b|&|$))")
-NAME_WORD = re.compile(r"^(?:[A-Z][.]?|(?:[A-Z]\.){2,}|"
-                        r"[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*\.?)$")
+# Capitals a name starts with: Latin with its accents ("Á. Bakos", "Łukasz"), Greek, Cyrillic.
+UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞİŁŃŇŐŒŘŚŞŠŢŤŮŰŸŹŻŽΆΈ-ΏΑ-ΩЀ-Я"
+NAME_WORD = re.compile(rf"^(?:[{UPPER}][.]?|(?:[{UPPER}]\.){{2,}}|"
+                       rf"[{UPPER}][^\W\d_]*(?:[-'’][{UPPER}]?[^\W\d_]+)*\.?)$")
 # Endings of nouns that no family name has ("Enrichment", "Estimation", "Methodology").
 _NOUN_END = re.compile(r"(?:[a-z]{4}ment|[a-z]{3}ism|[a-z]{2}tions?|[a-z]{2}sions?|ology|ysis"
                        r"|i[sz]ation|ities)$", re.IGNORECASE)
 # A word of three letters or more without a vowel: glyph codes read as text ("Bdbh").
-_NO_VOWEL = re.compile(r"[^\W\d_aeiouyAEIOUYàáâãäåèéêëìíîïòóôõöøùúûüýÿÀ-ÖØ-Ýw]{3,}\.?")
+_NO_VOWEL = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{3,}\.?")  # Latin consonants only
 # A Spanish patronymic before the last word is the first of two family names ("Leslie
 # Pérez Cáceres"); a given name is not one.
 _PATRONYMIC = re.compile(r"[A-ZÁÉÍÓÚ][a-záéíóúñ]+[eé]z")
@@ -163,13 +165,17 @@ def parse_byline(text: str) -> list[str]:
         return []
     # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
     text = _GROUP_LAST.sub("", re.sub(r"\s*\([^()]{0,60}\)", "", text))
+    text = re.sub(r"\s*,\s*(?:editors?|eds?\.)$", "", text, flags=re.IGNORECASE)  # "…, Editor"
     text, placed = _COUNTRY_LAST.subn("", text)
     if placed and re.match(_PLACE_FIRST, text.split(",")[-1].strip()):
         return []  # "Palo Alto, USA": a city, not a person
     text = _AFFIL.sub("", re.sub(r"^by\s+", "", text, flags=re.IGNORECASE))
     text = _SUFFIX.sub("", _DEGREE.sub("", text))
     # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
-    text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]+\s+(?=[A-Z])", ", ", text)
+    text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]+\s+(?=[{UPPER}])", ", ", text)
+    # ... or by their affiliations' numbers: "Peiyuan Feng 1 Yuan Lin†1 Yuchen Zhang 1".
+    text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]*\d{{1,2}}(?:\s*,\s*\d{{1,2}})*[{SYMBOLS}]*"
+                  rf"\s+(?=[{UPPER}][^\W\d_]*\s)", ", ", text)
     # "and" in any case; "und", "et", "y", "e" (German, French, Spanish, Italian) in lower.
     parts = re.split(r"\s*,\s*(?:(?i:and)\s+|&\s*)?|\s+(?:(?i:and)|&|und|et|y|e)\s+", text)
     # Marks before a name ("Anna Sundström, 1 Michael Rönnlund") go too.
