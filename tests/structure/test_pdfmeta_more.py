@@ -766,3 +766,26 @@ def test_what_heldout14_showed_in_titles_and_years() -> None:
                                    "Özcan SAYGIN", "Abstract", "Nitric oxide."]), None,
                              "Acute effect of speed exercise")
     assert meta.get("authors") == ["Saygin, Özcan"]
+
+
+def test_an_elsevier_masthead_is_no_title() -> None:
+    from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, ProvenanceItem
+
+    from citeloom.structure.headings import find_title
+
+    def doc_with(rows: list[tuple[DocItemLabel, str]]) -> Any:
+        doc = DoclingDocument(name="sample")
+        for label, text in rows:
+            doc.add_text(label=label, text=text, prov=ProvenanceItem(
+                page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(text))))
+        return doc
+
+    T, X = DocItemLabel.TITLE, DocItemLabel.TEXT
+    masthead = [(X, "Solar Energy Materials & Solar Cells 137 (2015) 1-5"),
+                (X, "Contents lists available at ScienceDirect"),
+                (T, "Solar Energy Materials & Solar Cells"),
+                (X, "journal homepage: www.elsevier.com/locate/solmat")]
+    assert find_title(doc_with(masthead)) is None
+    assert find_title(doc_with([*masthead, (X, "Abstract"), (X, "We study cells."),
+                                (T, "Performance evaluation of a solar cell")])) \
+        == "Performance evaluation of a solar cell"

@@ -161,8 +161,17 @@ def chain_kind(headings: Iterable[str], title: str | None = None) -> SectionKind
 
 
 def find_title(doc: DoclingDocument) -> str | None:
-    """The document's title item, on any layer (``restructure`` puts it on furniture)."""
-    for item in doc.texts:
+    """The document's title item, on any layer (``restructure`` puts it on furniture); not
+    a journal's name in Elsevier's masthead, between "Contents lists available at
+    ScienceDirect" and "journal homepage: …"."""
+    texts = doc.texts
+    for k, item in enumerate(texts):
         if item.label == DocItemLabel.TITLE and item.text.strip():
+            near = " ".join(t.text for t in texts[max(0, k - 2):k + 3] if t is not item)
+            if _MASTHEAD.search(near):
+                continue
             return clean_text(item.text)
     return None
+
+
+_MASTHEAD = re.compile(r"journal homepage|contents lists available at", re.IGNORECASE)
