@@ -789,3 +789,9 @@ def test_an_elsevier_masthead_is_no_title() -> None:
     assert find_title(doc_with([*masthead, (X, "Abstract"), (X, "We study cells."),
                                 (T, "Performance evaluation of a solar cell")])) \
         == "Performance evaluation of a solar cell"
+
+
+def test_a_plus_in_a_title_is_no_footnote_mark() -> None:
+    from citeloom.structure.metadata import title_byline
+
+    assert title_byline("Programming in C++ John Smith") == ("Programming in C++ John Smith", [])

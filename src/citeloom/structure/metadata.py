@@ -27,6 +27,7 @@ from citeloom.structure.names import (
     NAME_WORD,
     NOT_A_PERSON,
     SYMBOLS,
+    THANKS,
     parse_byline,
     person,
     unglue_and,
@@ -220,14 +221,14 @@ def title_byline(title: str) -> tuple[str, list[str]]:
     more, joined by "and"); else the title as it is and no names."""
     # A \\thanks mark after the title, then one name or more and their own marks:
     # "ATLAS Installation Guide ✯ R. Clint Whaley ❸".
-    marked = re.match(rf"^(.{{8,}}?)\s*[{SYMBOLS}]\s+(.+?)\s*[{SYMBOLS}\u2776-\u2793]?$", title)
+    marked = re.match(rf"^(.{{8,}}?)\s*[{THANKS}]\s+(.+?)\s*[{THANKS}\u2776-\u2793]?$", title)
     if marked and (names := parse_byline(marked.group(2))):
         return marked.group(1), names
     words = unglue_and(title).split()  # "Weston✯and Rich"
     # Names each with its affiliation's mark: "PaSa: … Paper Search Yichen He∗1 Guanhua
     # Huang∗1 Peiyuan Feng 1 Yuan Lin†1": the first marked word ends the first name.
-    first = next((k for k, w in enumerate(words)
-                  if k >= 3 and re.fullmatch(rf"[^\W\d_]{{2,}}[{SYMBOLS}]+\d*,?", w)), None)
+    mark = re.compile(rf"[^\W\d_]{{2,}}[{THANKS}][{SYMBOLS}]*\d*,?")
+    first = next((k for k, w in enumerate(words) if k >= 3 and mark.fullmatch(w)), None)
     if first is not None:
         start = first - (2 if len(words[first - 1].rstrip(".")) == 1 else 1)
         names = parse_byline(" ".join(words[start:]))

@@ -41,7 +41,8 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-SYMBOLS = "*†‡§¶∗⁎✯⋆★+$"
+THANKS = "*†‡§¶∗⁎✯⋆★"
+SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
 _GLUED_AND = re.compile(rf"[{SYMBOLS}]+(?=and\s)")
