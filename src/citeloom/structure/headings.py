@@ -160,6 +160,10 @@ def chain_kind(headings: Iterable[str], title: str | None = None) -> SectionKind
     return "body"
 
 
+# Elsevier's masthead around a journal's name, which Docling may mark as the title.
+_MASTHEAD = re.compile(r"journal homepage|contents lists available at", re.IGNORECASE)
+
+
 def find_title(doc: DoclingDocument) -> str | None:
     """The document's title item, on any layer (``restructure`` puts it on furniture); not
     a journal's name in Elsevier's masthead, between "Contents lists available at
@@ -173,5 +177,3 @@ def find_title(doc: DoclingDocument) -> str | None:
             return clean_text(item.text)
     return None
 
-
-_MASTHEAD = re.compile(r"journal homepage|contents lists available at", re.IGNORECASE)

@@ -215,6 +215,10 @@ def _header(first_page: list[str], title: str) -> list[str]:
     return out[:12]
 
 
+# A name's last word with its affiliation's mark: "He∗1", "Gal∗+" (a footnote symbol first).
+_MARKED = re.compile(rf"[^\W\d_]{{2,}}[{THANKS}][{SYMBOLS}]*\d*,?")
+
+
 def title_byline(title: str) -> tuple[str, list[str]]:
     """A title the names ran into ("Definitions of ψ-Functions Available in Robustbase
     Manuel Koller and Martin Mächler"): the title without them, and the names (two or
@@ -227,8 +231,7 @@ def title_byline(title: str) -> tuple[str, list[str]]:
     words = unglue_and(title).split()  # "Weston✯and Rich"
     # Names each with its affiliation's mark: "PaSa: … Paper Search Yichen He∗1 Guanhua
     # Huang∗1 Peiyuan Feng 1 Yuan Lin†1": the first marked word ends the first name.
-    mark = re.compile(rf"[^\W\d_]{{2,}}[{THANKS}][{SYMBOLS}]*\d*,?")
-    first = next((k for k, w in enumerate(words) if k >= 3 and mark.fullmatch(w)), None)
+    first = next((k for k, w in enumerate(words) if k >= 3 and _MARKED.fullmatch(w)), None)
     if first is not None:
         start = first - (2 if len(words[first - 1].rstrip(".")) == 1 else 1)
         names = parse_byline(" ".join(words[start:]))
@@ -528,11 +531,18 @@ def _version_note_year(text: str) -> int | None:
 
 def _first_year(rx: re.Pattern[str], text: str) -> int | None:
     """The year of ``rx``'s first match with a plausible one (of a range: its end)."""
+    return _first_dated(rx, text)[0]
+
+
+def _first_dated(rx: re.Pattern[str], text: str) -> tuple[int | None, str]:
+    """:func:`_first_year`, and the line of ``text`` that match stands on."""
     for m in rx.finditer(text):
         year = next((int(g) for g in reversed(m.groups()) if g and g.isdigit()), None)
         if year and _year_ok(year):
-            return year
-    return None
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            return year, text[start:end if end >= 0 else len(text)]
+    return None, ""
 
 
 # "Created: 20 February, 2013 Last modified: 22 October, 2015": the last change's date.
@@ -544,16 +554,6 @@ _MODIFIED = re.compile(r"\blast\s+(?:modified|updated|changed)\b\s*:?\s*(?:on\s+
 
 _PUBLISHER = re.compile(r"\b(?:wiley|verlag|springer|elsevier|francis|university press|"
                         r"ieee|acm|kluwer|birkh[aä]user|sage|journal|society)\b", re.IGNORECASE)
-
-
-def _line_of(rx: re.Pattern[str], text: str) -> str:
-    """The line of ``rx``'s first match in ``text``."""
-    m = rx.search(text)
-    if not m:
-        return ""
-    start = text.rfind("\n", 0, m.start()) + 1
-    end = text.find("\n", m.end())
-    return text[start:end if end >= 0 else len(text)]
 
 
 def _header_year(header: list[str]) -> int | None:
@@ -596,8 +596,8 @@ def _year(text: str, info: dict[str, str], header: list[str] | None = None,
             if year and _year_ok(year):
                 return year, PDF_TEXT
     for rx in (_COPYRIGHT, _PUBLISHED, _PAPER_DATE):
-        year = _first_year(rx, text)
-        if year and rx is _COPYRIGHT and not _PUBLISHER.search(_line_of(rx, text)):
+        year, line = _first_dated(rx, text)
+        if year and rx is _COPYRIGHT and not _PUBLISHER.search(line):
             # a later date under the title is this version's ("© 2013" … "May 4, 2016"),
             # unless a publisher holds the ©: a journal's paper reprinted and built later
             year = max(year, _header_year(header or []) or 0)
