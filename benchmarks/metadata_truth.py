@@ -21,7 +21,8 @@ from typing import Any
 
 
 def fold(text: str | None) -> str:
-    text = unicodedata.normalize("NFKD", text or "")
+    # The dotless ı has no decomposition: "Saygın" printed in capitals reads "SAYGIN".
+    text = unicodedata.normalize("NFKD", (text or "").replace("ı", "i"))
     return re.sub(r"[^a-z]", "", "".join(c for c in text if not unicodedata.combining(c)).lower())
 
 

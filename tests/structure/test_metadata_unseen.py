@@ -73,7 +73,7 @@ def test_accents_set_apart_are_put_on_their_letters(text: str, composed: str) ->
     ("Package foo\nVersion 1.2.3\nSee 1/2/3 for more.", None),
 ])
 def test_dates_under_a_title_in_other_forms_and_languages(text: str, year: int | None) -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     assert _year("", {}, text.split("\n"))[0] == year  # the lines under the title
 
@@ -125,7 +125,7 @@ def test_a_numbered_section_heading_is_never_the_title(converted) -> None:  # ty
     ("The version of this document you read was built in 2020.", None),  # not published
 ])
 def test_a_note_about_the_published_version_in_other_words(text: str, year: int | None) -> None:
-    from citeloom.structure.metadata import _version_note_year
+    from citeloom.structure.years import version_note_year as _version_note_year
 
     assert _version_note_year(text) == year
 
@@ -152,7 +152,7 @@ def test_bylines_the_blind_sets_showed(line: str, names: list[str]) -> None:
 
 
 def test_a_workshop_masthead_gives_the_year() -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     page = ["Proceedings of the 3rd International Workshop on Distributed Statistical "
             "Computing (DSC 2003)", "March 20–22, Vienna, Austria ISSN 1609-395X"]
@@ -208,6 +208,6 @@ def test_page_ones_largest_type_before_its_first_heading(
     ("© 2019 Elsevier Ltd. All rights reserved.", 2019),
 ])
 def test_a_copyright_range_gives_its_last_year(text: str, year: int) -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     assert _year(text, {})[0] == year

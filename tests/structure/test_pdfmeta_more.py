@@ -218,7 +218,7 @@ def test_bylines(line: str, names: list[str]) -> None:
     ("see arXiv:1706.03762 for the model", None),  # a citation of another preprint
 ])
 def test_year_lines(text: str, year: int | None) -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     assert _year(text, {})[0] == year
 
@@ -230,7 +230,7 @@ def test_year_lines(text: str, year: int | None) -> None:
     (["Department of Statistics, 1650 Main Street"], None),
 ])
 def test_year_from_the_date_under_the_title(header: list[str], year: int | None) -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     assert _year("", {}, header)[0] == year
 
@@ -292,7 +292,7 @@ def test_publisher_bylines(line: str, names: list[str]) -> None:
     ("the version: June 2, 2004 release notes", None),  # not a line's start
 ])
 def test_publisher_year_lines(text: str, year: int | None) -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     assert _year(text, {})[0] == year
 
@@ -311,7 +311,7 @@ def test_an_acronym_or_a_company_is_no_person(name: str, expected: str | None) -
 
 
 def test_a_date_line_from_the_text_layer_and_a_footnote_mark_after_a_cited_year() -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     assert _year("", {}, ["Version 1.7", "27 November, 2022"])[0] == 2022
     # "(1992) 1 ," is a citation with its footnote mark, not a journal's volume
@@ -331,7 +331,7 @@ def test_a_title_row_that_ends_mid_phrase_goes_on(row: str, continued: bool) -> 
 
 
 def test_the_date_under_the_title_comes_before_the_build_line() -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     text = "A Vignette\nAnn Writer\nMay 2004\nThis file was typeset on June 1, 2021."
     assert _year(text, {}, ["A Vignette", "Ann Writer", "May 2004"])[0] == 2004
@@ -348,7 +348,7 @@ def test_the_date_under_the_title_comes_before_the_build_line() -> None:
     ("[4] A. Writer. Widgets. In Proc. of a Conf., June 3-5, 2004.", None),
 ])
 def test_the_conference_line_of_page_one(line: str, year: int | None) -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     assert _year(line, {}, [], [line])[0] == year
 
@@ -389,13 +389,13 @@ def test_the_conference_line_of_page_one(line: str, year: int | None) -> None:
     ("Smith (2004) published the original method; we extend it.", None),  # no own note
 ])
 def test_the_note_about_the_published_version(whole: str, year: int | None) -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     assert _year("Some Title\nJane Author", {}, [], [], whole=whole)[0] == year
 
 
 def test_thesis_title_page_years() -> None:
-    from citeloom.structure.metadata import _year
+    from citeloom.structure.years import paper_year as _year
 
     statement = ("A dissertation submitted in partial fulfillment of the requirements for the "
                  "degree of Doctor of Philosophy in The University of Somewhere 2016")

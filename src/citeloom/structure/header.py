@@ -14,6 +14,12 @@ from pathlib import Path
 from citeloom.payload import fold as _fold
 from citeloom.text import compose_accents
 
+# Where a metadata field came from (``metadata_source``).
+PDF_TEXT = "pdf-text"
+PDF_METADATA = "pdf-metadata"
+FILE_NAME = "file-name"
+ZOTERO = "zotero"
+
 
 def year_ok(year: int) -> bool:
     """A year a paper can have: from 1800 to next year."""

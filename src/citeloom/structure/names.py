@@ -14,7 +14,8 @@ NOT_A_PERSON = re.compile(
     r"instituto|istituto|departamento|d[ie]partiment\w*|d[ée]partement|former|members?|"
     r"inc|ltd|ag|unit|"
     r"llc|gmbh|corporation|company|society|soci[ée]t[ée]|sociedad|gesellschaft|association|department|institute|editor\w*|"
-    r"microsoft|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
+    r"microsoft|google|ibm|amazon|nvidia|openai|deepmind|facebook|baidu|alibaba|tencent|huawei|"
+    r"samsung|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
     r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
     r"working|draft|preprint|technical|tech|front|cover|contents|summary|project|"
@@ -41,7 +42,7 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-THANKS = "*†‡§¶∗⁎✯⋆★"
+THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature)
 SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
@@ -58,7 +59,7 @@ _LETTER = r"(?:[a-z]\)?)"
 # "Krishnan a,c,∗,1", "Tomonaga1,∗)".
 _AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{MARKERS}|\s+{_LETTER})"
                     rf"(?:\s*,?\s*{MARKERS}|\s*,\s*{_LETTER})*"
-                    rf"(?=\s*(?:,|and\b|&|$))")
+                    rf"(?=\s*(?:[,·•∙⋅|]|and\b|&|$))")
 # A group credited beside the people, last: "Michael Lawrence, Bioconductor Team",
 # "…, and the R Core Team". Not a person, and no reason to drop the people before it.
 _GROUP_LAST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+)?"
@@ -154,6 +155,16 @@ def _split_run(part: str) -> list[str]:
     return [part]
 
 
+# IEEE's grade after a name: "John Smith, Senior Member, IEEE, and Jane Doe, Fellow, IEEE".
+_IEEE_GRADE = re.compile(r"\s*,\s*(?:(?:Life|Graduate|Student|Senior)\s+)*(?:Member|Fellow)"
+                         r"\s*,\s*IEEE\b")
+# An ORCID after a name (Springer's LNCS): "John Smith1[0000-0002-1825-0097]".
+_ORCID = re.compile(r"\s*[\[(]?\b\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b[\])]?")
+
+# IEEE's conference template numbers its authors: "1st John Smith, 2nd Jane Doe".
+_ORDINAL = re.compile(rf"(?:^|(?<=,\s))[1-9](?:st|nd|rd|th)\s+(?=[{UPPER}])")
+
+
 def parse_byline(text: str) -> list[str]:
     """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
     the line does not read as a list of names (every part must)."""
@@ -161,7 +172,8 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub(r"^\s*(?:authors?|written by)\s*:\s*", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
     text = re.sub(r",?\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+", "", text)  # "John Verzani, jv@x.com"
-    text = " ".join(text.split())
+    text = _ORCID.sub("", _IEEE_GRADE.sub("", " ".join(text.split())))
+    text = _ORDINAL.sub("", text)
     if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
         return []
     # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
@@ -170,15 +182,18 @@ def parse_byline(text: str) -> list[str]:
     text, placed = _COUNTRY_LAST.subn("", text)
     if placed and re.match(_PLACE_FIRST, text.split(",")[-1].strip()):
         return []  # "Palo Alto, USA": a city, not a person
-    text = _AFFIL.sub("", re.sub(r"^by\s+", "", text, flags=re.IGNORECASE))
+    # "by A and B"; "and C, Fellow, IEEE", the second line of a byline
+    text = _AFFIL.sub("", re.sub(r"^(?:by|and|&)\s+", "", text, flags=re.IGNORECASE))
     text = _SUFFIX.sub("", _DEGREE.sub("", text))
     # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
     text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]+\s+(?=[{UPPER}])", ", ", text)
     # ... or by their affiliations' numbers: "Peiyuan Feng 1 Yuan Lin†1 Yuchen Zhang 1".
     text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]*\d{{1,2}}(?:\s*,\s*\d{{1,2}})*[{SYMBOLS}]*"
                   rf"\s+(?=[{UPPER}][^\W\d_]*\s)", ", ", text)
-    # "and" in any case; "und", "et", "y", "e" (German, French, Spanish, Italian) in lower.
-    parts = re.split(r"\s*,\s*(?:(?i:and)\s+|&\s*)?|\s+(?:(?i:and)|&|und|et|y|e)\s+", text)
+    # "and" in any case; "und", "et", "y", "e" (German, French, Spanish, Italian) in lower;
+    # a middle dot, bullet or bar between names (Springer's "A · B · C").
+    parts = re.split(r"\s*,\s*(?:(?i:and)\s+|&\s*)?|\s+(?:(?i:and)|&|und|et|y|e)\s+"
+                     r"|\s*[·•∙⋅|]\s*", text)
     # Marks before a name ("Anna Sundström, 1 Michael Rönnlund") go too.
     parts = [re.sub(rf"^(?:{MARKERS}\s*)+", "", p) for p in parts]
     parts = [q for p in parts if p.strip() for q in _split_run(p)]

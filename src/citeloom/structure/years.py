@@ -1,0 +1,282 @@
+"""The year a paper gives for itself, from its first pages: a journal's citation or issue
+line, the paper's own reference, arXiv's stamp, a conference's line, the © or "Published"
+line, a manuscript's date, its history line, a date under the title; then the published
+version its own note names, then the info dictionary's Subject. Never the file's creation
+date, never a year the text cites. Also the date and citation patterns the byline reader
+shares (``DATE``, ``CITATION``, ``SELF_CITE``)."""
+
+from __future__ import annotations
+
+import re
+
+from citeloom.structure.header import PDF_METADATA, PDF_TEXT
+from citeloom.structure.header import year_ok as _year_ok
+
+YEAR = r"(1[89]\d\d|20\d\d)"
+# "© 2019", "(c) 2007–2008 Nicolas Vaughan": a range's last year is this edition's;
+# "© Author(s) 2013" (Copernicus), "Copyright, 2006 David M. Mount".
+# Old TeX fonts lose the circle: "c 2013 Society for Industrial and Applied Mathematics"
+# at a line's start.
+_COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)[,:]?\s*(?:[\w()]+\s+)?{YEAR}"
+                        rf"(?:\s*[-–—]\s*{YEAR})?\b|^c\s?{YEAR}(?=\s+(?:by\s+)?[A-Z])",
+                        re.IGNORECASE | re.MULTILINE)
+_PUBLISHED = re.compile(rf"\b(?:published(?: online)?|accepted)\s*:?\s*(?:\w+\s+){{0,3}}"
+                        rf"{YEAR}\b", re.IGNORECASE)
+# A journal's own citation of the paper: "Clinical Science (2014) 126, 305–313",
+# "International Psychogeriatrics (2014), 26:1", "... Outcomes 2010, 4:1". The volume
+# touches its comma or issue: "Morris (1992) 1 ," is a citation with a footnote mark.
+# "Journal of Machine Learning Research 15 (2014) 1929-1958": volume, year, pages.
+_VOLUME = re.compile(rf"\({YEAR}\)\s*,?\s*(?:\d+[,:(]|(?:article|paper)\s+(?:no\.|number)"
+                     rf"\s*\d+)|\b\d{{1,4}}\s+\({YEAR}\)\s+[A-Z]?\d+\s*[-–]\s*[A-Z]?\d+\b")
+FAMILY = r"([A-Z][^\W\d_]+(?:[-'’][A-Z][^\W\d_]+)?)"
+# "Datta et al. Journal of Trauma Management & Outcomes 2010, 4:1" (a running header);
+# "How to cite this article Webb et al. (2017)". Not "(see Smith et al., 2004)".
+CITATION = re.compile(rf"\b{FAMILY}\s+et al\.?;?\s+[A-Z][^\n©()]{{0,80}}?\b{YEAR}\s*,"
+                       rf"\s*\d+\s*:\s*\d+|cite this article:?\s+{FAMILY}\s+et al\.?,?\s*"
+                       rf"\({YEAR}\)")
+# Months in English, and as French, German and Spanish papers print them ("27 octobre 2018",
+# "3. März 2020", "15 de marzo de 2019").
+MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
+          r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|"
+          r"janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|"
+          r"novembre|d[ée]cembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember|"
+          r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|"
+          r"octubre|noviembre|diciembre)\.?")
+# A date: "January 6, 2023", "June 2002", "5 June 2017", "3rd February 2023", "2023/01/06",
+# "2022-11-13", and a date line's "06/16/2014" (month first) or "16.06.2014".
+_DAYS = (rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–—]\s*(?:{MONTH}\s+)?\d{{1,2}}"
+         rf"(?:st|nd|rd|th)?)?")
+_DAY, _MONTH_NO = r"(?:0?[1-9]|[12]\d|3[01])", r"(?:0?[1-9]|1[0-2])"
+DATE = re.compile(rf"\b(?:{MONTH}\s+(?:{_DAYS},?\s+)?{YEAR}|"
+                   rf"\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:de\s+)?{MONTH},?\s+(?:de\s+)?{YEAR}|"
+                   rf"{YEAR}[-/]{_MONTH_NO}[-/]{_DAY}|{_MONTH_NO}/{_DAY}/{YEAR}|"
+                   rf"{_DAY}\.{_MONTH_NO}\.{YEAR})\b", re.IGNORECASE)
+# A thesis's place and year: "Budapest, 2022".
+_PLACE_YEAR = re.compile(rf"^[A-Z][^\W\d_]+(?:[ -][A-Z][^\W\d_]+)?,\s*{YEAR}$")
+# A journal's issue line: JSS "May 2004, Volume 11, Issue 9", "Volume 11, Issue 9 ...
+# 2004"; R News "Vol. 2/2, June 2002"; "Vol. 12, No. 3, March 2019".
+_ISSUE = re.compile(
+    rf"\b{YEAR},\s*Volume\s+\d+,\s*Issue\s+\d+|"
+    rf"\bVolume\s+\d+,\s*Issue\s+\d+\b[^\n]{{0,40}}?\b{YEAR}\b|"
+    rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{MONTH}\s+{YEAR}\b|"
+    rf"\bVol(?:ume|\.)?\s*\d+\s*,\s*(?:No\.?|Number|Issue)\s*\d+\s*,?\s*(?:{MONTH}\s+)?"
+    rf"\(?{YEAR}\)?|"
+    # TUGboat's running head "TUGboat, Volume 32 (2011), No. 2" (a draft's "Volume 0" is none)
+    rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+", re.IGNORECASE)
+# arXiv's side stamp: "arXiv:2206.01062v1 [cs.CL] 2 Jun 2022" (the category marks the stamp,
+# not a citation of another preprint).
+_ARXIV = re.compile(rf"arXiv:\s*[\w./-]+\s*\[[\w.\-]+\]\s*\d{{1,2}}\s+{MONTH}\s+{YEAR}\b",
+                    re.IGNORECASE)
+ANY_DATE = DATE.pattern[2:-2]  # the date alternatives, to build lines around them
+# The paper's own reference, as the publisher prints it on page 1: ACM's "ACM Reference
+# Format: Ben Trovato, G.K.M. Tobin, and Lars Thørväld. 2018. The Name of the Title. ...",
+# "Cite this article as: A. Smith and B. Jones (2019)". Its names are the authors.
+SELF_CITE = re.compile(
+    rf"(?:ACM Reference Format|Reference Format|Cite this (?:article|paper|chapter)(?: as)?|"
+    rf"To cite this (?:article|paper)|Please cite (?:this (?:article|paper) )?as)\s*:\s*"
+    rf"(?P<names>[^\n]{{3,600}}?)\s*(?:\.\s+|\s\()(?P<year>{YEAR})\)?[.,]", re.IGNORECASE)
+# A conference's own line (a running head or first-page footer): a date with a range of
+# days ("June 03–05, 2018", "October 29–November 2, 2023", "September 18-20, 2006"), or
+# "Proceedings of the ASME 2023 ...". Only short lines of page 1: a reference to another
+# conference sits in a paragraph or the reference list.
+_CONF_RANGE = re.compile(rf"\b{MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s*[-–—]\s*"
+                         rf"(?:{MONTH}\s+)?\d{{1,2}}(?:st|nd|rd|th)?,?\s+{YEAR}\b",
+                         re.IGNORECASE)
+_PROCEEDINGS = re.compile(rf"^(?:Preprint:?\s+|In\s+)?(?:Proceedings|Proc\.)\s+of\s+"
+                          rf"[^\n]{{0,120}}?"
+                          rf"(?<!\d){YEAR}\b")  # "Proceedings of PracticalTEX2004"
+# A journal's line on page 1 as OUP, Springer and others print it: "Bioinformatics, 37(5),
+# 2021, 123–130", "Nucleic Acids Research, 2015, Vol. 43, No. 7", "Vol. 32 no. 12 2016,
+# pages 1–8", "Machine Learning, 56, 9–33, 2004".
+_JOURNAL_LINE = re.compile(
+    rf"\b\d{{1,4}}\s*\(\d{{1,4}}\)\s*,\s*{YEAR}\s*,|[^\W\d_.],\s*{YEAR}\s*,\s*Vol(?:ume|\.)\s*\d|"
+    rf"\bVol\.?\s*\d+\s+no\.?\s*\d+\s+{YEAR}\s*,\s*pages?\b|"
+    rf"[^\W\d_.],\s*\d{{1,4}}\s*,\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}\b", re.IGNORECASE)
+# A conference's name and year on page 1: "(NeurIPS 2019)", "Published as a conference
+# paper at ICLR 2020", "This CVPR 2019 paper is the Open Access version".
+_VENUE_YEAR = re.compile(
+    r"(?:\(|\bconference\s+paper\s+at\s+|\bThis\s+)(?:NeurIPS|NIPS|ICML|ICLR|CVPR|ICCV|ECCV|WACV|AAAI|IJCAI|ACL|"
+    r"EMNLP|NAACL|EACL|COLING|LREC|KDD|SIGIR|SIGMOD|VLDB|ICDE|WWW|CHI|UIST|CSCW|SOSP|OSDI|"
+    r"NSDI|EuroSys|ASPLOS|ISCA|PLDI|POPL|OOPSLA|ICSE|FSE|CCS|NDSS|INTERSPEECH|ICASSP|"
+    rf"AISTATS|UAI|COLT|MICCAI|ICRA|IROS|CoRL|ISMIR|RecSys|WSDM|CIKM)['’\s-]*{YEAR}\b")
+# A note about another version: "This article originally appeared in TUGboat Vol 13(4), 1992".
+_ELSEWHERE = re.compile(r"\b(?:appear\w*|original\w*|reprint\w*|adapted|based\s+on|"
+                        r"extend\w*|see)\b", re.IGNORECASE)
+# Dates a journal or preprint prints about the paper itself: revtex's "(Dated: December 27,
+# 2018)", AASTeX's "Draft version February 26, 2021", Elsevier's "Preprint submitted to
+# Elsevier June 8, 2018", "Submitted to ECP on January 2, 2013"; a working paper's or
+# vignette's own version line, "Version: June 28, 2019", "This version: March 2020" (not
+# "First version:", not a build stamp such as "typeset on ...": that is the file's date).
+_PAPER_DATE = re.compile(
+    rf"\(Dated:?\s*(?:{ANY_DATE})\)|\bDraft version\s+(?:{ANY_DATE})|"
+    rf"\b(?:preliminary\s+)?draft\s*[,:]\s*(?:{ANY_DATE})|"  # TUGboat's "preliminary draft, …"
+    rf"^Date:\s*(?:{ANY_DATE})|"  # amsart's footnote "Date: March 10, 2011."
+    rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{ANY_DATE})|"
+    rf"^(?:(?:This|Current|Latest)\s+)?version\s*:\s*(?:{ANY_DATE})",
+    re.IGNORECASE | re.MULTILINE)
+# The history line: "Received 4 July 2013; revised 10 December 2013; accepted 1 January
+# 2014", "(Received April 1, 2004; revised November 20, 2008)": the last of its dates.
+_HISTORY = re.compile(
+    rf"\bReceived:?\s+(?:on\s+)?(?:{ANY_DATE})(?:[^\n]{{0,60}}?\b(?:revised|accepted|"
+    rf"published)(?:\s+\w+){{0,2}}:?\s+(?:on\s+)?(?:{ANY_DATE}))*", re.IGNORECASE)
+# The document's own build line, which the reader sees on its pages (unlike the file's
+# creation date, which only the info dictionary holds): "This document corresponds to Rcpp
+# version 1.0.8 and was typeset on January 11, 2022", "This version was compiled on
+# February 10, 2020". After a date under the title, which the author set.
+_BUILT = re.compile(rf"\b(?:typeset|compiled)\b[^\n]{{0,60}}?\bon\s+(?:{ANY_DATE})",
+                    re.IGNORECASE)
+# A thesis's title page: "A dissertation submitted ... in The University of Michigan 2008".
+_THESIS = re.compile(r"\b(?:thesis|dissertation)\b", re.IGNORECASE)
+
+
+# The paper's own note about its published version, on any page (R vignettes and reprints
+# of journal papers): "The original paper is: <title>. Journal of Statistical Software 24:2,
+# 2008", "A previous version of this manuscript was published in the Journal of Statistical
+# Software (Hahsler, Hornik, and Buchta 2008)", "A shorter version of this introduction ... is
+# published as Karatzoglou, Smola, Hornik, and Zeileis (2004)". Not a preliminary,
+# conference or thesis version: that is another document.
+_NOTE_NOUN = (r"(?:package\s+)?"
+              r"(?:manuscript|paper|article|document|vignette|introduction|note|work|report)"
+              r"(?:\s+(?:to|of|for)\s+(?:the\s+)?(?:R\s+)?package\s+[\w.]+)?")
+_VERSION_NOTE = re.compile(
+    rf"\b(?:an?|the)\s+(?:(?:previous|earlier|shorter|original|first)\s+)?version\s+(?:of|to)\s+"
+    rf"this\s+{_NOTE_NOUN}\b"
+    r"|\bthe\s+original\s+(?:paper|article)\s+is\s*:"
+    rf"|\bthis\s+{_NOTE_NOUN}\s+(?:is|was|has\s+been)\s+(?:an?\s+)?(?:\(?slightly\)?\s+)?"
+    r"(?:updated|up[-\s]to[-\s]date|modi(?:fi|\ufb01|\s)ed|revised|adapted|corrected)\s+"
+    r"(?:version\s+of|from)\b"
+    rf"|\bthis\s+{_NOTE_NOUN}\s+(?:was|has\s+been)\s+(?:originally\s+|first\s+)?published\s+"
+    r"(?:in\s+(?:a\s+)?(?:similar|slightly\s+different|shorter|longer)\s+form\s+)?(?:as|in)\b",
+    re.IGNORECASE)
+# "... a modified version of Zeileis, Leisch, Hornik, and Kleiber (2002), which ...": the note
+# names the published version by its authors and year, with or without the venue's name
+_NAMED_VERSION = re.compile(rf"^\s*[A-Z][^\W\d_]+(?:(?:,?\s+and\s+|,?\s*&\s*|,\s*|\s+)"
+                            rf"[A-Z][^\W\d_]*\.?){{0,8}}(?:\s+et\s+al\.?)?\s*\({YEAR}[a-z]?\)")
+_OTHER_VERSION = re.compile(r"\b(?:preliminary|extended|conference|workshop|abridged)\s+"
+                            r"version\b|\b(?:proceedings|proc\.|conference|workshop|symposium|"
+                            r"meeting|congress|thesis|dissertation)\b", re.IGNORECASE)
+_VENUE = re.compile(r"journal|news|proceedings|press|\bvol", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?][\"”’)]?\s+(?=[A-Z])")
+
+
+def version_note_year(text: str) -> int | None:
+    """The year of the published version a paper's own note names, when the note names one
+    year (two: which is it? none taken)."""
+    for m in _VERSION_NOTE.finditer(text):
+        rest = text[m.end(): m.end() + 220]
+        if m.group(0).rstrip().endswith(":"):  # "The original paper is: ... Journal 24:2, 2008"
+            y = re.search(rf"\b{YEAR}\b", rest)
+            rest = rest[: y.end()] if y else ""
+            if not _VENUE.search(rest):
+                continue
+        else:  # the rest of the sentence
+            end = _SENTENCE_END.search(rest)
+            rest = rest[: end.start() + 1] if end else rest
+        sentence = m.group(0) + rest
+        if _OTHER_VERSION.search(sentence) or not (re.search(
+                r"published|appeared|journal|news|original paper", sentence, re.IGNORECASE)
+                or _NAMED_VERSION.match(rest)):
+            continue
+        years = set(re.findall(rf"\b{YEAR}[a-z]?\b", rest))  # "Leisch (2004b)"
+        if len(years) == 1 and _year_ok(int(next(iter(years)))):
+            return int(next(iter(years)))
+    return None
+
+
+def _first_year(rx: re.Pattern[str], text: str) -> int | None:
+    """The year of ``rx``'s first match with a plausible one (of a range: its end)."""
+    return _first_dated(rx, text)[0]
+
+
+def _first_dated(rx: re.Pattern[str], text: str) -> tuple[int | None, str]:
+    """:func:`_first_year`, and the line of ``text`` that match stands on."""
+    for m in rx.finditer(text):
+        year = next((int(g) for g in reversed(m.groups()) if g and g.isdigit()), None)
+        if year and _year_ok(year):
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            return year, text[start:end if end >= 0 else len(text)]
+    return None, ""
+
+
+# "Created: 20 February, 2013 Last modified: 22 October, 2015": the last change's date.
+# ("10 October 2012, Revised 8 October 2014" keeps the first: the truths of the seen sets
+# take the original date there.)
+_MODIFIED = re.compile(r"\blast\s+(?:modified|updated|changed)\b\s*:?\s*(?:on\s+)?",
+                       re.IGNORECASE)
+
+
+_PUBLISHER = re.compile(r"\b(?:wiley|verlag|springer|elsevier|francis|university press|"
+                        r"ieee|acm|kluwer|birkh[aä]user|sage|journal|society)\b", re.IGNORECASE)
+
+
+def _header_year(header: list[str]) -> int | None:
+    """The year of a date in the header under the title ("June 2002", "January 6, 2023",
+    "Budapest, 2022", "2021" on a line of its own; after "Last modified:" where a line has
+    two)."""
+    for line in header:
+        if len(line) > 200:
+            continue
+        mod = _MODIFIED.search(line)
+        m = (mod and DATE.match(line, mod.end())) or (
+            DATE.search(line) or _PLACE_YEAR.match(line)
+            or re.fullmatch(rf"{YEAR}", line))  # a year on a line of its own
+        year = m and next((int(g) for g in m.groups() if g), None)
+        if year and _year_ok(year):
+            return year
+    return None
+
+
+def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
+          first_page: list[str] | None = None, whole: str = "") -> tuple[int | None, str | None]:
+    """The journal's citation or issue line, the paper's own reference (ACM's "Reference
+    Format"), arXiv's stamp (pages 1-2); the conference's own date line (page 1); the © or
+    "Published" line, a manuscript's "Dated:"/"Draft version"/"Preprint submitted to ..."
+    date, the last date of its "Received ...; accepted ..." line; then a date in the header
+    under the title ("June 2002", "January 6, 2023", "Budapest, 2022", "2021"), a thesis's
+    "submitted ... 2008", the document's "typeset on <date>" line; then the year of the
+    published version the paper's own note names, on any page of ``whole`` ("A previous
+    version of this manuscript was published in ... (2008)"); then a year in the info
+    dictionary's Subject. Never the file's creation date (a paper printed to PDF years
+    later carries that year), never a year cited in the text."""
+    for rx in (_VOLUME, CITATION, _ISSUE, SELF_CITE, _ARXIV):
+        year = _first_year(rx, text)
+        if year:
+            return year, PDF_TEXT
+    for line in first_page or []:  # the conference's own line
+        if len(line) <= 250 and not re.search(r"\bet al\b|^\[\d+\]", line):
+            m = _CONF_RANGE.search(line) or _PROCEEDINGS.match(line)
+            if not m and len(line) <= 200 and not _ELSEWHERE.search(line):
+                m = _JOURNAL_LINE.search(line) or _VENUE_YEAR.search(line)
+            year = m and next((int(g) for g in m.groups() if g), None)
+            if year and _year_ok(year):
+                return year, PDF_TEXT
+    for rx in (_COPYRIGHT, _PUBLISHED, _PAPER_DATE):
+        year, line = _first_dated(rx, text)
+        if year and rx is _COPYRIGHT and not _PUBLISHER.search(line):
+            # a later date under the title is this version's ("© 2013" … "May 4, 2016"),
+            # unless a publisher holds the ©: a journal's paper reprinted and built later
+            year = max(year, _header_year(header or []) or 0)
+        if year:
+            return year, PDF_TEXT
+    for m in _HISTORY.finditer(text):
+        years = [int(y) for y in re.findall(rf"\b{YEAR}\b", m.group(0))]
+        if years and _year_ok(max(years)):
+            return max(years), PDF_TEXT
+    if year := _header_year(header or []):
+        return year, PDF_TEXT
+    for line in first_page or []:  # "A dissertation submitted ... University of X 2008"
+        m = _THESIS.search(line) and re.search(rf"\b(?:in|of|at)\b[^\n]{{0,80}}\b{YEAR}\.?$",
+                                               line)
+        if m and _year_ok(int(m.group(1))):
+            return int(m.group(1)), PDF_TEXT
+    year = _first_year(_BUILT, text)
+    if year:
+        return year, PDF_TEXT
+    year = version_note_year(whole or text)  # its note about its published version
+    if year:
+        return year, PDF_TEXT
+    m = re.search(rf"\b{YEAR}\b", info.get("Subject", ""))
+    if m and _year_ok(int(m.group(1))):
+        return int(m.group(1)), PDF_METADATA
+    return None, None
