@@ -87,3 +87,34 @@ def test_a_journal_line_about_another_version_is_not_this_ones() -> None:
              "This article originally appeared in TUGboat Vol 13(4), 1992, p518–523."]
     text = "\n".join(lines)
     assert paper_year(text, {}, lines[1:3], lines, whole=text)[0] == 2010
+
+
+def _page(lines: list[str]) -> object:
+    from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, ProvenanceItem
+
+    doc = DoclingDocument(name="sample")
+    for line in lines:
+        doc.add_text(label=DocItemLabel.TEXT, text=line, prov=ProvenanceItem(
+            page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(line))))
+    return doc
+
+
+def test_nature_published_before_accepted_and_one_author_a_line() -> None:
+    from citeloom.structure.metadata import document_metadata
+
+    title = "Gut microbiota composition in elderly adults"
+    meta = document_metadata(_page([
+        "Article", title, "Received: 3 May 2018", "Accepted: 12 December 2018",
+        "Published online: 10 January 2019", "John Smith1, Jane Doe2 & Wei Zhang1,3✉",
+        "We study."]), None, title)
+    assert meta["year"] == 2019
+    assert meta["authors"] == ["Smith, John", "Doe, Jane", "Zhang, Wei"]
+    # NeurIPS: each author on a line with their affiliation and e-mail
+    title = "Attention Mechanisms for Long Sequence Modelling"
+    meta = document_metadata(_page([
+        title, "John Smith∗ Department of Computer Science University of X john@x.edu",
+        "Jane Doe Google Research jane@google.com", "Abstract", "We do.",
+        "33rd Conference on Neural Information Processing Systems (NeurIPS 2019), "
+        "Vancouver, Canada."]), None, title)
+    assert meta["authors"] == ["Smith, John", "Doe, Jane"]
+    assert meta["year"] == 2019

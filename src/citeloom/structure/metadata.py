@@ -373,8 +373,8 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         if names:
             found = names + _more_blocks(lines[j:])
             break
-    if not found:
-        found = next((n for n in map(_lead_name, lines[:6]) if n), [])
+    if not found:  # each author on a line of their own, their affiliation after the name
+        found = [n for line in lines[:8] for n in _lead_name(line)]
     meta = re.sub(r"\{?\bet al\.?\}?", "", info.get("Author", ""))
     given = parse_byline(re.sub(r"\s*;\s*|\s+and\s+", ", ", meta))
     # Only names the first pages also show: an info-dictionary Author is often the typist.

@@ -20,8 +20,11 @@ YEAR = r"(1[89]\d\d|20\d\d)"
 _COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)[,:]?\s*(?:[\w()]+\s+)?{YEAR}"
                         rf"(?:\s*[-–—]\s*{YEAR})?\b|^c\s?{YEAR}(?=\s+(?:by\s+)?[A-Z])",
                         re.IGNORECASE | re.MULTILINE)
-_PUBLISHED = re.compile(rf"\b(?:published(?: online)?|accepted)\s*:?\s*(?:\w+\s+){{0,3}}"
-                        rf"{YEAR}\b", re.IGNORECASE)
+# "Published online: 10 January 2019", else "Accepted: 12 December 2018" (Nature prints
+# both; the first is the paper's year).
+_PUBLISHED = re.compile(rf"\bpublished(?: online)?\s*:?\s*(?:\w+\s+){{0,3}}{YEAR}\b",
+                        re.IGNORECASE)
+_ACCEPTED = re.compile(rf"\baccepted\s*:?\s*(?:\w+\s+){{0,3}}{YEAR}\b", re.IGNORECASE)
 # A journal's own citation of the paper: "Clinical Science (2014) 126, 305–313",
 # "International Psychogeriatrics (2014), 26:1", "... Outcomes 2010, 4:1". The volume
 # touches its comma or issue: "Morris (1992) 1 ," is a citation with a footnote mark.
@@ -251,7 +254,7 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
             year = m and next((int(g) for g in m.groups() if g), None)
             if year and _year_ok(year):
                 return year, PDF_TEXT
-    for rx in (_COPYRIGHT, _PUBLISHED, _PAPER_DATE):
+    for rx in (_COPYRIGHT, _PUBLISHED, _ACCEPTED, _PAPER_DATE):
         year, line = _first_dated(rx, text)
         if year and rx is _COPYRIGHT and not _PUBLISHER.search(line):
             # a later date under the title is this version's ("© 2013" … "May 4, 2016"),
