@@ -118,3 +118,18 @@ def test_nature_published_before_accepted_and_one_author_a_line() -> None:
         "Vancouver, Canada."]), None, title)
     assert meta["authors"] == ["Smith, John", "Doe, Jane"]
     assert meta["year"] == 2019
+
+
+def test_what_heldout16_showed() -> None:
+    from citeloom.structure.names import person
+
+    # a © range with a two-digit end, under a version line whose month has a comma
+    lines = ["SimTK Simmatrix", "Michael Sherman", "Version 2.1, January, 2010", "Abstract",
+             "We describe the goals.", "© 2005-10 Stanford University and Michael Sherman"]
+    text = "\n".join(lines)
+    assert paper_year(text, {}, lines[1:3], lines, whole=text)[0] == 2010
+    assert paper_year("© 1998-03 Jane Doe", {})[0] == 2003
+    # dvips's build stamp in the info dictionary's Subject is the file's date, not the paper's
+    assert paper_year("Sampling", {"Subject": "TeX output 2003.10.17:1908"})[0] is None
+    assert paper_year("Sampling", {"Subject": "Journal of X, 2003"})[0] == 2003
+    assert person("Artifex Software") is None

@@ -15,7 +15,7 @@ NOT_A_PERSON = re.compile(
     r"inc|ltd|ag|unit|"
     r"llc|gmbh|corporation|company|society|soci[ée]t[ée]|sociedad|gesellschaft|association|department|institute|editor\w*|"
     r"microsoft|google|ibm|amazon|nvidia|openai|deepmind|facebook|baidu|alibaba|tencent|huawei|"
-    r"samsung|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
+    r"samsung|software|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
     r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
     r"working|draft|preprint|technical|tech|front|cover|contents|summary|project|"

@@ -13,12 +13,12 @@ from citeloom.structure.header import PDF_METADATA, PDF_TEXT
 from citeloom.structure.header import year_ok as _year_ok
 
 YEAR = r"(1[89]\d\d|20\d\d)"
-# "© 2019", "(c) 2007–2008 Nicolas Vaughan": a range's last year is this edition's;
+# "© 2019", "(c) 2007–2008 Nicolas Vaughan", "© 2005-10": a range's last year is this edition's;
 # "© Author(s) 2013" (Copernicus), "Copyright, 2006 David M. Mount".
 # Old TeX fonts lose the circle: "c 2013 Society for Industrial and Applied Mathematics"
 # at a line's start.
 _COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)[,:]?\s*(?:[\w()]+\s+)?{YEAR}"
-                        rf"(?:\s*[-–—]\s*{YEAR})?\b|^c\s?{YEAR}(?=\s+(?:by\s+)?[A-Z])",
+                        rf"(?:\s*[-–—]\s*(?:{YEAR}|(\d\d)))?\b|^c\s?{YEAR}(?=\s+(?:by\s+)?[A-Z])",
                         re.IGNORECASE | re.MULTILINE)
 # "Published online: 10 January 2019", else "Accepted: 12 December 2018" (Nature prints
 # both; the first is the paper's year).
@@ -50,7 +50,7 @@ MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
 _DAYS = (rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–—]\s*(?:{MONTH}\s+)?\d{{1,2}}"
          rf"(?:st|nd|rd|th)?)?")
 _DAY, _MONTH_NO = r"(?:0?[1-9]|[12]\d|3[01])", r"(?:0?[1-9]|1[0-2])"
-DATE = re.compile(rf"\b(?:{MONTH}\s+(?:{_DAYS},?\s+)?{YEAR}|"
+DATE = re.compile(rf"\b(?:{MONTH},?\s+(?:{_DAYS},?\s+)?{YEAR}|"
                    rf"\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:de\s+)?{MONTH},?\s+(?:de\s+)?{YEAR}|"
                    rf"{YEAR}[-/]{_MONTH_NO}[-/]{_DAY}|{_MONTH_NO}/{_DAY}/{YEAR}|"
                    rf"{_DAY}\.{_MONTH_NO}\.{YEAR})\b", re.IGNORECASE)
@@ -194,7 +194,10 @@ def _first_year(rx: re.Pattern[str], text: str) -> int | None:
 def _first_dated(rx: re.Pattern[str], text: str) -> tuple[int | None, str]:
     """:func:`_first_year`, and the line of ``text`` that match stands on."""
     for m in rx.finditer(text):
-        year = next((int(g) for g in reversed(m.groups()) if g and g.isdigit()), None)
+        found = [int(g) for g in m.groups() if g and g.isdigit()]
+        year = found[-1] if found else None
+        if year is not None and year < 100 and len(found) > 1:  # "2005-10": 2010
+            year += found[-2] // 100 * 100 + (100 if year < found[-2] % 100 else 0)
         if year and _year_ok(year):
             start = text.rfind("\n", 0, m.start()) + 1
             end = text.find("\n", m.end())
@@ -279,7 +282,8 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
     year = version_note_year(whole or text)  # its note about its published version
     if year:
         return year, PDF_TEXT
-    m = re.search(rf"\b{YEAR}\b", info.get("Subject", ""))
+    subject = info.get("Subject", "")  # not dvips's stamp "TeX output 2003.10.17:1908"
+    m = None if re.match(r"\s*TeX output\b", subject) else re.search(rf"\b{YEAR}\b", subject)
     if m and _year_ok(int(m.group(1))):
         return int(m.group(1)), PDF_METADATA
     return None, None
