@@ -133,3 +133,55 @@ def test_what_heldout16_showed() -> None:
     assert paper_year("Sampling", {"Subject": "TeX output 2003.10.17:1908"})[0] is None
     assert paper_year("Sampling", {"Subject": "Journal of X, 2003"})[0] == 2003
     assert person("Artifex Software") is None
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    # a Dutch particle; the e-mail in brackets and the date after the name
+    ("Bas des Tombe (bdestombe@gmail.com), October 7, 2020", ["des Tombe, Bas"]),
+    # IUCr 1999: "at" before the affiliation
+    ("Th. Proffen* and S. J. L. Billinge at Department of Physics and Astronomy, Michigan "
+     "State University", ["Proffen, Th.", "Billinge, S. J. L."]),
+    # Springer 2006: lost symbols, and the first affiliation's own letter before it
+    ("Rasmus H. Fogh a, , Wim F. Vranken b, , Wayne Boucher a & Ernest D. Laue a, * a "
+     "Department of Biochemistry, University of Cambridge",
+     ["Fogh, Rasmus H.", "Vranken, Wim F.", "Boucher, Wayne", "Laue, Ernest D."]),
+    # LHCb's notes: a lone full stop, then the affiliation
+    ("M. Clemencic1 and B. Couturier1 . 1CERN, Geneva, Switzerland",
+     ["Clemencic, M.", "Couturier, B."]),
+    # a team credited in lower case after the person, then the date
+    ("Bryna Hazelton, and the pyradiosky team October 5, 2023", ["Hazelton, Bryna"]),
+])
+def test_what_heldout15_showed_in_bylines(line: str, names: list[str]) -> None:
+    from citeloom.structure.metadata import _lead_name
+
+    assert _lead_name(line) == names
+
+
+def test_what_heldout15_showed_on_pages() -> None:
+    from citeloom.structure.metadata import document_metadata
+
+    # JOSS: a byline broken inside a name; the footer's own reference gives the year
+    title = "PyCM: Multiclass confusion matrix library in Python"
+    meta = document_metadata(_page([
+        title, "Sepand Haghighi 1 , Masoomeh Jasemi 1 , Shaahin Hessabi 1 , and Alireza",
+        "Zolanvari 2", "1 Sharif University of Technology 2 Amirkabir University",
+        "Summary", "Haghighi et al., (2018). PyCM: Multiclass confusion matrix library in "
+        "Python. Journal of Open Source Software, 3(25), 729."]), None, title)
+    assert meta["authors"] == ["Haghighi, Sepand", "Jasemi, Masoomeh", "Hessabi, Shaahin",
+                               "Zolanvari, Alireza"]
+    assert meta["year"] == 2018
+    # a thesis: the author, not the supervisor and the jury
+    title = "Binary Diffing as a Network Alignment Problem"
+    meta = document_metadata(_page([
+        title, "Thèse de doctorat de mathématiques appliquées de : Elie MENGIN",
+        "Sous la direction de : Fabrice ROSSI",
+        "Soutenue le 17 décembre 2021 devant un jury composé de :",
+        "Guillaume Bonfante École des Mines de Nancy Rapporteur",
+        "Éric Gaussier Université Grenoble Alpes Rapporteur"]), None, title)
+    assert meta.get("authors", []) == []  # (the info dictionary's Author names Mengin)
+    # the venue's year before a later arXiv version's stamp
+    title = "Attention Is All You Need"
+    lines = [title, "Ashish Vaswani∗ Google Brain avaswani@google.com", "Abstract", "We do.",
+             "31st Conference on Neural Information Processing Systems (NIPS 2017), Long "
+             "Beach, CA, USA.", "arXiv:1706.03762v7 [cs.CL] 2 Aug 2023"]
+    assert document_metadata(_page(lines), None, title)["year"] == 2017

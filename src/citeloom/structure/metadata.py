@@ -34,6 +34,7 @@ from citeloom.structure.names import (
     NOT_A_PERSON,
     SYMBOLS,
     THANKS,
+    UPPER,
     parse_byline,
     person,
     unglue_and,
@@ -86,6 +87,14 @@ _INSTITUTION_NEXT = re.compile(r"^(?:foundation|institut\w*|cent(?:er|re)|memori
                                r"medical|cancer|hospital|trust|fund|grant|prize|award|"
                                r"lecture|college|school|library|museum|laborator\w*|"
                                r"universit\w*)$", re.IGNORECASE)
+
+
+# A byline's line that ends in a given name, its family name on the next line.
+_BROKEN = re.compile(rf"(?:,|\band|&)\s*[{UPPER}][^\W\d_]*\.?$")
+# Where the people named are not the authors: a thesis's supervisor and jury, an editor.
+_OTHERS = re.compile(r"\b(?:jury|direction|supervis\w*|advis[eo]rs?|committee|rapporteurs?|"
+                     r"examin\w*|editors?|edited\s+by|reviewed\s+by|reviewers?|referees?|"
+                     r"betreu\w*|gutacht\w*|relator\w*|directeur|director)\b", re.IGNORECASE)
 
 
 def _prose(line: str) -> bool:
@@ -195,6 +204,9 @@ def _lead_name(line: str) -> list[str]:
     clearly begins right after it."""
     if named := _named_by_address(line):
         return named
+    head = re.split(r"\s\.\s+(?=\d?[A-Z])", line, maxsplit=1)
+    if len(head) == 2 and (named := parse_byline(head[0])):
+        return named  # names, a lone full stop, their affiliation (LHCb's notes)
     line = re.sub(r"^by\s+", "", _EMAIL.sub(" ", line), flags=re.IGNORECASE)
     m = DATE.search(line)
     if m and not line[m.end():].strip(" ,.;()"):
@@ -241,7 +253,8 @@ def _list_before_affiliation(words: list[str]) -> list[str]:
                     w.strip(",.")))), None)
     if cut is None or _INSTITUTION_NEXT.match(words[cut].strip(",.")):
         return []
-    head = " ".join(words[:cut])
+    # "… Billinge at Department of", "… Laue a, * a Department of": the affiliation's mark
+    head = re.sub(rf"(?:\s+(?:at|[a-z]|\d+|[{SYMBOLS}]))+$", "", " ".join(words[:cut]))
     names = parse_byline(head) if re.search(r",|\sand\s|&", head) else []
     return names if len(names) >= 2 else []
 
@@ -277,6 +290,8 @@ def _more_blocks(lines: list[str]) -> list[str]:
     line follows it, a line that starts with a name and goes on with its affiliation
     ("Tom F. Johnson Department, University") too; other lines are the blocks' addresses."""
     out: list[str] = []
+    # not past a thesis's supervisor, its jury or an editor
+    lines = lines[:next((i for i, ln in enumerate(lines) if _OTHERS.search(ln)), len(lines))]
     read = [parse_byline(line) for line in lines]
     # Blocks of one name line and one affiliation line each, to the end ("Debian Project" /
     # "Romain François" / "R Enthusiasts"): the odd lines are the names, whatever the
@@ -363,18 +378,24 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     lines = [_DATED.sub("", ln) if ":" in ln else ln for ln in lines]
     for i, line in enumerate(lines):
         names = parse_byline(line) or _run_by_citation(line, text)
+        j = i + 1
+        if (not names and j < len(lines) and _BROKEN.search(line)
+                and (names := parse_byline(f"{line} {lines[j]}"))):
+            j += 1  # a byline broken inside a name: "…, and Alireza" / "Zolanvari 2"
         if not names and i < 3:  # a title the title finder missed, then its byline
             head, names = title_byline(line)  # not "Former team members: A and B",
             names = [] if re.search(r"[:,]", head) else names  # "A, based on … B and C"
-        j = i + 1
         while names and j < len(lines) and parse_byline(lines[j]):  # over two lines
             names += parse_byline(lines[j])
             j += 1
         if names:
             found = names + _more_blocks(lines[j:])
             break
-    if not found:  # each author on a line of their own, their affiliation after the name
-        found = [n for line in lines[:8] for n in _lead_name(line)]
+    if not found:  # each author on a line of their own, their affiliation after the name;
+        for line in lines[:8]:  # not a thesis's supervisor or jury, nor an editor
+            if _OTHERS.search(line):
+                break
+            found += _lead_name(line)
     meta = re.sub(r"\{?\bet al\.?\}?", "", info.get("Author", ""))
     given = parse_byline(re.sub(r"\s*;\s*|\s+and\s+", ", ", meta))
     # Only names the first pages also show: an info-dictionary Author is often the typist.
@@ -438,7 +459,7 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     if authors:  # once each: a byline and a correspondence line may both give a name
         out["authors"], src["authors"] = list(dict.fromkeys(authors)), how
     year, how = paper_year(text, info, _header(first_page, title), first_page,
-                      whole=" ".join(_page_texts(doc, 10_000)))
+                           whole=" ".join(_page_texts(doc, 10_000)), title=title)
     if not year and rows:  # a date or a journal's line Docling left out of page 1's items
         year, how = paper_year("\n".join([*above, *rows]), info, _header(rows, title))
     if not year and (year := file_name_year(path)):  # what the page gives wins

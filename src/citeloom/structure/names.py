@@ -36,7 +36,9 @@ NOT_A_PERSON = re.compile(
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
                              "an", "at", "by", "via", "using", "towards", "toward", "into",
                              "its", "is", "are", "how", "what", "why", "new", "or",
-                             "your", "our", "my", "their"})  # a slogan: "Free Your Numbers"
+                             "your", "our", "my", "their",  # a slogan: "Free Your Numbers"
+                             "die", "dem", "ein", "eine", "einer", "eines", "für", "über",
+                             "mit", "und"})  # German: "Die Optionen des Pakets"
 # Titles before a name: "Dr. Jens Oehlschlägel", "Prof. Dr. Kurt Hornik".
 _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\s+)+",
                         re.IGNORECASE)
@@ -65,7 +67,8 @@ _AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{MARKERS}|\s+{_LETTER})"
 _GROUP_LAST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?:the\s+)?"
                          r"(?:[A-Z][\w.-]*\s+){1,3}(?:Core\s+)?"
                          r"(?:Team|Group|Consortium|Collaboration|Project|Labs?|"
-                         r"Laborator(?:y|ies))$")
+                         r"Laborator(?:y|ies))$"
+                         r"|\s*,?\s+and\s+the\s+[\w.-]+\s+team$")  # "…, and the pyradiosky team"
 # A country after the last name: "Mark Henning, Germany" (a byline with no institution).
 _COUNTRY_LAST = re.compile(
     r"\s*,\s*(?:Germany|France|Italy|Spain|Portugal|Austria|Switzerland|Belgium|"

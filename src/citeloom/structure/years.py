@@ -233,22 +233,40 @@ def _header_year(header: list[str]) -> int | None:
     return None
 
 
+def _own_reference_year(text: str, title: str) -> int | None:
+    """The year of the paper's own reference, known by its title right after "(YEAR).":
+    JOSS's footer "Haghighi et al., (2018). PyCM: Multiclass confusion matrix …"."""
+    from citeloom.text import fold_alnum
+
+    key = fold_alnum(title)[:40]
+    if len(key) < 15:
+        return None
+    for m in re.finditer(rf"\(\s*{YEAR}\s*\)\s*[.,]?\s+", text):
+        if fold_alnum(text[m.end():m.end() + 2 * len(key)]).startswith(key):
+            return int(m.group(1)) if _year_ok(int(m.group(1))) else None
+    return None
+
+
 def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
-          first_page: list[str] | None = None, whole: str = "") -> tuple[int | None, str | None]:
+               first_page: list[str] | None = None, whole: str = "", title: str = ""
+               ) -> tuple[int | None, str | None]:
     """The journal's citation or issue line, the paper's own reference (ACM's "Reference
-    Format"), arXiv's stamp (pages 1-2); the conference's own date line (page 1); the © or
-    "Published" line, a manuscript's "Dated:"/"Draft version"/"Preprint submitted to ..."
-    date, the last date of its "Received ...; accepted ..." line; then a date in the header
-    under the title ("June 2002", "January 6, 2023", "Budapest, 2022", "2021"), a thesis's
-    "submitted ... 2008", the document's "typeset on <date>" line; then the year of the
-    published version the paper's own note names, on any page of ``whole`` ("A previous
-    version of this manuscript was published in ... (2008)"); then a year in the info
-    dictionary's Subject. Never the file's creation date (a paper printed to PDF years
-    later carries that year), never a year cited in the text."""
-    for rx in (_VOLUME, CITATION, _ISSUE, SELF_CITE, _ARXIV):
+    Format", JOSS's footer); the conference's own line (page 1); arXiv's stamp (a
+    version's date: the venue's year is the one to cite); the © or "Published" line, a
+    manuscript's "Dated:"/"Draft version"/"Preprint submitted to ..." date, the last date
+    of its "Received ...; accepted ..." line; then a date in the header under the title
+    ("June 2002", "January 6, 2023", "Budapest, 2022", "2021"), a thesis's "submitted ...
+    2008", the document's "typeset on <date>" line; then the year of the published version
+    the paper's own note names, on any page of ``whole`` ("A previous version of this
+    manuscript was published in ... (2008)"); then a year in the info dictionary's
+    Subject. Never the file's creation date (a paper printed to PDF years later carries
+    that year), never a year cited in the text."""
+    for rx in (_VOLUME, CITATION, _ISSUE, SELF_CITE):
         year = _first_year(rx, text)
         if year:
             return year, PDF_TEXT
+    if title and (year := _own_reference_year(text, title)):
+        return year, PDF_TEXT
     for line in first_page or []:  # the conference's own line
         if len(line) <= 250 and not re.search(r"\bet al\b|^\[\d+\]", line):
             m = _CONF_RANGE.search(line) or _PROCEEDINGS.match(line)
@@ -257,6 +275,8 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
             year = m and next((int(g) for g in m.groups() if g), None)
             if year and _year_ok(year):
                 return year, PDF_TEXT
+    if year := _first_year(_ARXIV, text):
+        return year, PDF_TEXT
     for rx in (_COPYRIGHT, _PUBLISHED, _ACCEPTED, _PAPER_DATE):
         year, line = _first_dated(rx, text)
         if year and rx is _COPYRIGHT and not _PUBLISHER.search(line):
