@@ -9,6 +9,8 @@ import pytest
 from citeloom.structure.names import parse_byline
 from citeloom.structure.years import paper_year
 
+from .test_pdfmeta_more import _doc as _page  # a document whose page 1 is these lines
+
 
 @pytest.mark.parametrize(("line", "names"), [
     # Springer's middle dots, Wiley's bars, with and without affiliation numbers
@@ -87,16 +89,6 @@ def test_a_journal_line_about_another_version_is_not_this_ones() -> None:
              "This article originally appeared in TUGboat Vol 13(4), 1992, p518–523."]
     text = "\n".join(lines)
     assert paper_year(text, {}, lines[1:3], lines, whole=text)[0] == 2010
-
-
-def _page(lines: list[str]) -> object:
-    from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, ProvenanceItem
-
-    doc = DoclingDocument(name="sample")
-    for line in lines:
-        doc.add_text(label=DocItemLabel.TEXT, text=line, prov=ProvenanceItem(
-            page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(line))))
-    return doc
 
 
 def test_nature_published_before_accepted_and_one_author_a_line() -> None:
@@ -185,3 +177,33 @@ def test_what_heldout15_showed_on_pages() -> None:
              "31st Conference on Neural Information Processing Systems (NIPS 2017), Long "
              "Beach, CA, USA.", "arXiv:1706.03762v7 [cs.CL] 2 Aug 2023"]
     assert document_metadata(_page(lines), None, title)["year"] == 2017
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    # a family name of two words in capitals after the given name
+    ("Duvérier DJIFACK ZEBAZE", ["Djifack Zebaze, Duvérier"]),
+    ("Ross G. DOUGLAS", ["Douglas, Ross G."]),
+    # a label before the names; LaTeX's "--" typed in a name
+    ("Designers: Alex Biryukov, Daniel Dinu, and Dmitry Khovratovich",
+     ["Biryukov, Alex", "Dinu, Daniel", "Khovratovich, Dmitry"]),
+    ("Clément Pit--Claudel, Zelda Mariet", ["Pit-Claudel, Clément", "Mariet, Zelda"]),
+])
+def test_what_heldout17_showed_in_bylines(line: str, names: list[str]) -> None:
+    assert parse_byline(line) == names
+
+
+def test_an_aastex_byline_runs_into_its_draft_date() -> None:
+    from citeloom.structure.metadata import document_metadata
+
+    title = "NINE-YEAR WMAP OBSERVATIONS: COSMOLOGICAL PARAMETER RESULTS"
+    meta = document_metadata(_page([
+        title, "G. Hinshaw 1 , D. Larson 2 , E. Komatsu 3,4,5 , E. L. Wright 17 Draft version "
+        "June 5, 2013", "ABSTRACT", "We present."]), None, title)
+    assert meta["authors"] == ["Hinshaw, G.", "Larson, D.", "Komatsu, E.", "Wright, E. L."]
+    assert meta["year"] == 2013
+
+
+def test_an_old_arxiv_identifiers_stamp() -> None:
+    text = "Distance measures in cosmology\nDavid W. Hogg\narXiv:astro-ph/9905116v4 16 Dec 2000"
+    assert paper_year(text, {})[0] == 2000
+    assert paper_year("as shown in arXiv:astro-ph/9905116 (Hogg 1999)", {})[0] is None

@@ -314,7 +314,8 @@ _CITED_LIST = re.compile(rf"\b((?:{FAMILY}(?:,\s*|,?\s+and\s+|\s*&\s*)){{1,7}}{F
 # A date closing a byline, with its label: "... Roland Zimmermann Processed and Typeset:
 # April 25, 2022".
 _DATED = re.compile(r"\s*(?:(?:processed|typeset|compiled|generated|printed|dated?|version|"
-                    r"draft|revised|updated|last\s+\w+)(?:\s+(?:and|&)\s+\w+)?\s*:\s*)?"
+                    r"draft|revised|updated|last\s+\w+)(?:\s+(?:and|&)\s+\w+)?\s*:\s*"
+                    r"|draft\s+version\s+)?"  # AASTeX: "… Wright 17 Draft version June 5, 2013"
                     rf"(?:{ANY_DATE})\s*$", re.IGNORECASE)
 
 
@@ -375,7 +376,8 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     found: list[str] = []
     tw = _title_words(title)
     lines = [ln for ln in _header(first_page, title) if not _like_title(ln, tw)]
-    lines = [_DATED.sub("", ln) if ":" in ln else ln for ln in lines]
+    lines = [_DATED.sub("", ln) if re.search(r":|draft version", ln, re.IGNORECASE) else ln
+             for ln in lines]
     for i, line in enumerate(lines):
         names = parse_byline(line) or _run_by_citation(line, text)
         j = i + 1

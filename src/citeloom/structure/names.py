@@ -130,9 +130,13 @@ def person(name: str) -> str | None:
     if (re.fullmatch(r"[A-Z]{3,}", words[0])
             and not all(w.isupper() for w in words if len(w.rstrip(".")) > 1)):
         return None  # an acronym before a name is an institution's: "ETH Zurich"
-    # Journals that set family names in capitals: "Ross G. DOUGLAS" is Douglas.
-    words = [w.title() if len(w) > 2 and w.isupper() else w for w in words]
-    fam = family_name(" ".join(words))
+    # Journals that set family names in capitals: "Ross G. DOUGLAS" is Douglas; a family
+    # name of two capitalised words after the given name: "Duvérier DJIFACK ZEBAZE".
+    caps = [len(w) > 2 and w.isupper() for w in words]
+    block = len(caps) - next((i for i, c in enumerate(reversed(caps)) if not c), len(caps))
+    words = [w.title() if c else w for w, c in zip(words, caps, strict=True)]
+    fam = (" ".join(words[block:]) if block > 0 and len(words) - block >= 2
+           and not any(caps[:block]) else family_name(" ".join(words)))
     given = " ".join(words[: len(words) - len(fam.split(" "))])
     if not given and len(words) == 2 and words[0][:1].isupper():
         fam, given = words[1], words[0]  # "Le Shu", "Bin Zhang": a given name, not a particle
@@ -172,7 +176,9 @@ def parse_byline(text: str) -> list[str]:
     """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
     the line does not read as a list of names (every part must)."""
     text = unglue_and(text)
-    text = re.sub(r"^\s*(?:authors?|written by)\s*:\s*", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"^\s*(?:authors?|written by|designers?|creators?)\s*:\s*", "", text,
+                  flags=re.IGNORECASE)
+    text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
     text = re.sub(r",?\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+", "", text)  # "John Verzani, jv@x.com"
     text = _ORCID.sub("", _IEEE_GRADE.sub("", " ".join(text.split())))

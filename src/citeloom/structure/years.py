@@ -68,7 +68,9 @@ _ISSUE = re.compile(
     rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+", re.IGNORECASE)
 # arXiv's side stamp: "arXiv:2206.01062v1 [cs.CL] 2 Jun 2022" (the category marks the stamp,
 # not a citation of another preprint).
-_ARXIV = re.compile(rf"arXiv:\s*[\w./-]+\s*\[[\w.\-]+\]\s*\d{{1,2}}\s+{MONTH}\s+{YEAR}\b",
+_ARXIV = re.compile(rf"arXiv:\s*[\w./-]+\s*\[[\w.\-]+\]\s*\d{{1,2}}\s+{MONTH}\s+{YEAR}\b"
+                    # old identifiers' stamps have no category ("astro-ph/9905116v4 16 Dec 2000")
+                    rf"|arXiv:\s*[a-z-]+(?:\.[A-Z]{{2}})?/\d{{7}}v\d+\s+\d{{1,2}}\s+{MONTH}\s+{YEAR}\b",
                     re.IGNORECASE)
 ANY_DATE = DATE.pattern[2:-2]  # the date alternatives, to build lines around them
 # The paper's own reference, as the publisher prints it on page 1: ACM's "ACM Reference
