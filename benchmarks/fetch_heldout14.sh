@@ -92,16 +92,5 @@ npm=(
   "pdf-scraper@1.1.4 npm-pdf-scraper__04-valid.pdf package/test/data/04-valid.pdf"
 )
 bash "$(dirname "$0")/fetch_sdists.sh" "$dir" "${pypi[@]}"
-dir=$(cd "$dir" && pwd)
-mkdir -p "$dir/npm" "$dir/x/npm"
-for entry in "${npm[@]}"; do
-  read -r spec name path <<<"$entry"
-  pkg=${spec%@*}; ver=${spec##*@}
-  if [ ! -d "$dir/x/npm/$pkg-$ver" ]; then
-    (cd "$dir/npm" && npm pack --silent "$spec" >/dev/null)
-    mkdir -p "$dir/x/npm/$pkg-$ver"
-    tar -xzf "$dir/npm/${pkg//\//-}-$ver.tgz" -C "$dir/x/npm/$pkg-$ver"
-  fi
-  cp "$dir/x/npm/$pkg-$ver/$path" "$dir/pdfs/$name"
-done
+bash "$(dirname "$0")/fetch_npm.sh" "$dir" "${npm[@]}"
 echo "$(ls "$dir/pdfs" | wc -l) PDFs in $dir/pdfs"

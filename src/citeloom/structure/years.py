@@ -11,6 +11,7 @@ import re
 
 from citeloom.structure.header import PDF_METADATA, PDF_TEXT
 from citeloom.structure.header import year_ok as _year_ok
+from citeloom.text import fold_alnum
 
 YEAR = r"(1[89]\d\d|20\d\d)"
 # "© 2019", "(c) 2007–2008 Nicolas Vaughan", "© 2005-10": a range's last year is this edition's;
@@ -238,8 +239,6 @@ def _header_year(header: list[str]) -> int | None:
 def _own_reference_year(text: str, title: str) -> int | None:
     """The year of the paper's own reference, known by its title right after "(YEAR).":
     JOSS's footer "Haghighi et al., (2018). PyCM: Multiclass confusion matrix …"."""
-    from citeloom.text import fold_alnum
-
     key = fold_alnum(title)[:40]
     if len(key) < 15:
         return None
