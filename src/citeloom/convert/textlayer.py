@@ -245,4 +245,30 @@ def sized_rows(path: Path, page_no: int, password: str | None = None, limit: int
                                                                  strict=False):
             row += (", " if left - right > 1.5 * max(h0, h1) else " ") + text
         out.append((row, max(p[4] for p in pieces), top))
-    return out
+    return _unnumbered(out)
+
+
+_LINE_NO = re.compile(r"^(\d{1,4})(?:,\s*|\s+)(?=\S)")
+
+
+def _unnumbered(rows: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
+    """Rows without the line numbers a draft sets in its margin (JOSS's drafts, a journal's
+    review copy, a conference submission: "1 ginjax: E(d)-Equivariant CNN", "2 Wilson G.
+    Gregory 1¶ , …"): five rows or more numbered one after the other, other rows (a side
+    column) between them allowed. Numbered affiliations ("1 Department of …") come three or
+    four at most and keep their numbers."""
+    numbered = [(i, int(m.group(1))) for i, (text, _, _) in enumerate(rows)
+                if (m := _LINE_NO.match(text))]
+    best: list[int] = []
+    run: list[int] = []
+    last = None
+    for i, n in numbered:
+        run = [*run, i] if last is not None and n == last + 1 else [i]
+        last = n
+        if len(run) > len(best):
+            best = run
+    if len(best) < 5:
+        return rows
+    strip = set(best)
+    return [(_LINE_NO.sub("", text) if i in strip else text, size, top)
+            for i, (text, size, top) in enumerate(rows)]

@@ -39,6 +39,19 @@ _ROLE_LABEL = re.compile(
     r"committee|chair)\s*:?)$", re.IGNORECASE)
 
 
+def _role_labelled(rows: list[str]) -> bool:
+    """A row labels people by role (a thesis's supervisor). Not a journal's review record,
+    whose reviewers are account handles ("Reviewers:" / "• @openjournals", JOSS's side
+    column)."""
+    for i, row in enumerate(rows):
+        if _ROLE_LABEL.search(row):
+            rest = row.split(":", 1)[1].strip() if ":" in row else ""
+            given = rest or (rows[i + 1] if i + 1 < len(rows) else "")
+            if not re.match(r"^[•·∙-]?\s*@\w", given):
+                return True
+    return False
+
+
 def _squashed(text: str) -> str:
     """Letters and digits only, folded: a title's rows compared whatever their spacing and
     marks ("package∗", "L ATEX")."""
@@ -72,7 +85,7 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
     from citeloom.convert.textlayer import page_rows
 
     rows = page_rows(path, 1, password)
-    if not rows or health(" ".join(rows)).score < OK or any(map(_ROLE_LABEL.search, rows)):
+    if not rows or health(" ".join(rows)).score < OK or _role_labelled(rows):
         return [], []
     # As Docling gives it ("O'Connell"), accents on their letters ("M¨oller": old TeX fonts).
     rows = [compose_accents(row.replace("’", "'")) for row in rows]

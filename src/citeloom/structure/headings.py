@@ -160,8 +160,11 @@ def chain_kind(headings: Iterable[str], title: str | None = None) -> SectionKind
     return "body"
 
 
-# Elsevier's masthead around a journal's name, which Docling may mark as the title.
-_MASTHEAD = re.compile(r"journal homepage|contents lists available at", re.IGNORECASE)
+# Elsevier's masthead around a journal's name, which Docling may mark as the title: the
+# name comes after "Contents lists available at …" and before "journal homepage: …" (the
+# paper's title comes after both).
+_MASTHEAD_ABOVE = re.compile(r"contents lists available at", re.IGNORECASE)
+_MASTHEAD_BELOW = re.compile(r"journal homepage", re.IGNORECASE)
 
 
 def find_title(doc: DoclingDocument) -> str | None:
@@ -171,9 +174,32 @@ def find_title(doc: DoclingDocument) -> str | None:
     texts = doc.texts
     for k, item in enumerate(texts):
         if item.label == DocItemLabel.TITLE and item.text.strip():
-            near = " ".join(t.text for t in texts[max(0, k - 2):k + 3] if t is not item)
-            if _MASTHEAD.search(near):
+            above = " ".join(t.text for t in texts[max(0, k - 2):k])
+            below = " ".join(t.text for t in texts[k + 1:k + 3])
+            if _MASTHEAD_ABOVE.search(above) or _MASTHEAD_BELOW.search(below):
                 continue
-            return clean_text(item.text)
+            title = clean_text(item.text)
+            return _LINE_NUMBERS.sub("", title) if _numbered(doc, item) else title
     return None
+
+
+# A margin's line numbers that Docling took into a title ("ParquetDB: A Lightweight Python
+# Parquet-Based 1 Database 2"): bare numbers between the title's words.
+_LINE_NUMBERS = re.compile(r"(?<=\S)\s+\d{1,3}(?=\s|$)")
+
+
+def _numbered(doc: DoclingDocument, title: object) -> bool:
+    """The title's own bare numbers are its page's line numbers (a draft, a review copy):
+    they count up from 1, and there are three of them ("… fair 1 offline … data 2
+    preprocessing 3"), or five items or more of the page are bare numbers and the next
+    number is one of them."""
+    numbers = [int(n) for n in _LINE_NUMBERS.findall(getattr(title, "text", ""))]
+    if not numbers or numbers != list(range(1, len(numbers) + 1)):
+        return False  # a page's lines count from 1: "The Biostrings 2 classes" keeps its 2
+    if len(numbers) >= 3:
+        return True
+    pages = {p.page_no for p in getattr(title, "prov", [])}
+    bare = {int(t.text) for t in doc.texts if re.fullmatch(r"\d{1,3}", t.text.strip())
+            and any(p.page_no in pages for p in t.prov)}
+    return len(bare) >= 5 and len(numbers) + 1 in bare  # the margin goes on where it ends
 

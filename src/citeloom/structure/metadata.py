@@ -89,8 +89,9 @@ _INSTITUTION_NEXT = re.compile(r"^(?:foundation|institut\w*|cent(?:er|re)|memori
                                r"universit\w*)$", re.IGNORECASE)
 
 
-# A byline's line that ends in a given name, its family name on the next line.
-_BROKEN = re.compile(rf"(?:,|\band|&)\s*[{UPPER}][^\W\d_]*\.?$")
+# A byline's line that ends in a given name, its family name on the next line, or that
+# ends in its "and" or a comma, the next name on the next line.
+_BROKEN = re.compile(rf"(?:,|\band|&)\s*(?:[{UPPER}][^\W\d_]*\.?)?$")
 # Where the people named are not the authors: a thesis's supervisor and jury, an editor.
 _OTHERS = re.compile(r"\b(?:jury|direction|supervis\w*|advis[eo]rs?|committee|rapporteurs?|"
                      r"examin\w*|editors?|edited\s+by|reviewed\s+by|reviewers?|referees?|"
@@ -383,7 +384,8 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         j = i + 1
         if (not names and j < len(lines) and _BROKEN.search(line)
                 and (names := parse_byline(f"{line} {lines[j]}"))):
-            j += 1  # a byline broken inside a name: "…, and Alireza" / "Zolanvari 2"
+            j += 1  # a byline broken inside a name: "…, and Alireza" / "Zolanvari 2";
+            # or after its "and": "…, David W. Hogg 3,4,5 , and" / "Soledad Villar 1,6,7"
         if not names and i < 3:  # a title the title finder missed, then its byline
             head, names = title_byline(line)  # not "Former team members: A and B",
             names = [] if re.search(r"[:,]", head) else names  # "A, based on … B and C"

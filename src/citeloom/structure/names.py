@@ -179,6 +179,8 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub(r"^\s*(?:authors?|written by|designers?|creators?)\s*:\s*", "", text,
                   flags=re.IGNORECASE)
     text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
+    # The addresses after the names: "… Kurt Konolige email: {grisetti,kuemmerl}@uni.de …"
+    text = re.sub(r"\s*\b(?:e-?mails?|contact)\s*:.*$", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
     text = re.sub(r",?\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+", "", text)  # "John Verzani, jv@x.com"
     text = _ORCID.sub("", _IEEE_GRADE.sub("", " ".join(text.split())))

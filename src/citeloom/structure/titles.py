@@ -156,6 +156,8 @@ def byline_title(path: Path, password: str | None = None) -> str | None:
                 break
             above.insert(0, prev)
         title = " ".join(" ".join(above).split()).rstrip(" ∗*†‡")
+        if re.search(r"[a-z]{2}\.$", title):
+            return None  # a sentence the paragraph above ends: "… features of the style."
         if (title[:1].isupper() and plausible_title(title, 2) and not _NOT_A_TITLE.search(title)
                 and not is_boilerplate_heading(title)):
             return title
@@ -170,7 +172,9 @@ _NUMBERED = re.compile(r"^\d+(?:\.\d+)*\.?\s")
 # package's, not the title's.
 _VERSION_STAMP = re.compile(r"(?:(?:\s+(?:[Pp]ackage\s+[\w.]+|[\w.]+\s+package)\s*[-–—:]|"
                             r"\s*[-–—:,]?)\s*\b[Vv]ersion\s+\d+(?:[.-]\d+)*|"
-                            r"\s*\((?:[\w.]+\s+)?[Vv]ersion\s+\d+(?:[.-]\d+)*\))\s*$")
+                            r"\s*\((?:[\w.]+\s+)?[Vv]ersion\s+\d+(?:[.-]\d+)*\))"
+                            # its date: "Remote Control Quisk Design Version 0.2, 5/31/2022"
+                            r"(?:\s*,?\s*\d{1,2}/\d{1,2}/\d{2,4})?\s*$")
 
 
 def document_title(doc: DoclingDocument, fallback: str) -> str:

@@ -1,0 +1,178 @@
+"""Papers as heldout18 showed them (issue #27, item 5, session 27): a draft whose lines are
+numbered in the margin (JOSS's drafts, a review copy), a JOSS side column that names its
+reviewers by handle, a byline line that ends in its "and", Elsevier's masthead above a
+title, e-mail addresses in braces after the names, a version and its date after a title."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, ProvenanceItem
+
+from citeloom.structure.names import parse_byline
+
+# (x, y from the page's top, size, text); Helvetica, WinAnsi (¶ and • are in it)
+Row = tuple[float, float, float, str]
+
+
+def _pdf(path: Path, rows: list[Row]) -> Path:
+    """A one-page PDF (US letter) with these text runs: a real file PDFium reads."""
+    def esc(s: str) -> bytes:
+        return s.encode("cp1252").replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(
+            b")", b"\\)")
+
+    ops = b"".join(b"BT /F1 %.1f Tf %.1f %.1f Td (" % (size, x, 792 - y) + esc(text) + b") Tj ET\n"
+                   for x, y, size, text in rows)
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+               b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+               b"/Encoding /WinAnsiEncoding >>",
+               b"<< /Length %d >>\nstream\n" % len(ops) + ops + b"endstream"]
+    out, offsets = b"%PDF-1.4\n", []
+    for k, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % k + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    path.write_bytes(out)
+    return path
+
+
+TITLE = "Quillwork: Equivariant Widgets for Tensor Images"
+
+
+def _joss_draft(tmp_path: Path) -> Path:
+    body = [(90, 80, 16, TITLE),
+            (90, 110, 10, "Ada M. Lovelace 1\u00b6 , Alan Turing 1,2, Grace B. Hopper 3 , and"),
+            (90, 124, 10, "Edsger Dijkstra 2"),
+            (90, 138, 9, "1 Department of Computing, University of Somewhere, United States 2"),
+            (90, 152, 9, "Institute of Things, Elsewhere 3 Navy Research Office, Arlington"),
+            (90, 166, 9, "\u00b6 Corresponding author"),
+            (90, 250, 12, "Summary"),
+            (90, 266, 10, "Many widgets show symmetries that can be exploited to improve"),
+            (90, 280, 10, "their performance, a technique known as equivariant widgetry.")]
+    # each line's number drawn with it, in the margin, as the lineno package does
+    numbered = [run for k, row in enumerate(body, 1) for run in ((40, row[1], 8, str(k)), row)]
+    side = [(470, 200, 8, "DOI: 10.xxxxxx/draft"), (470, 214, 8, "Editor: Open Journals"),
+            (470, 228, 8, "Reviewers:"), (470, 242, 8, "\u2022 @openjournals"),
+            (470, 256, 8, "Submitted: 01 January 1970")]
+    return _pdf(tmp_path / "draft.pdf", numbered + side)
+
+
+def test_a_drafts_line_numbers_leave_its_rows(tmp_path: Path) -> None:
+    from citeloom.convert.textlayer import page_rows
+
+    rows = page_rows(_joss_draft(tmp_path), 1)
+    assert rows[0] == TITLE
+    assert rows[2] == "Edsger Dijkstra 2"
+    # an affiliation's own number stays; the line number before it goes
+    assert rows[3].startswith("1 Department of Computing")
+    assert "Summary" in rows and not any(r.startswith(("7 ", "8 ")) for r in rows)
+
+
+def test_numbered_affiliations_keep_their_numbers() -> None:
+    from citeloom.convert.textlayer import _unnumbered
+
+    rows = [(t, 10.0, float(k)) for k, t in enumerate(
+        ["A Title", "Ada Lovelace 1, Alan Turing 2", "1 University of Somewhere",
+         "2 Institute of Things", "3 Navy Research Office", "Abstract"])]
+    assert _unnumbered(rows) == rows
+
+
+def test_a_joss_drafts_byline_under_its_numbered_title(tmp_path: Path) -> None:
+    """The side column's "Reviewers:" names handles, not people: no thesis cover; the
+    byline's first line ends in its "and"."""
+    from citeloom.structure.metadata import document_metadata
+
+    pdf = _joss_draft(tmp_path)
+    doc = DoclingDocument(name="draft")  # Docling kept only the margin's numbers
+    for k in range(1, 10):
+        doc.add_text(label=DocItemLabel.TEXT, text=str(k), prov=ProvenanceItem(
+            page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, 1)))
+    meta = document_metadata(doc, pdf, TITLE)
+    assert meta["authors"] == ["Lovelace, Ada M.", "Turing, Alan", "Hopper, Grace B.",
+                               "Dijkstra, Edsger"]
+
+
+def test_a_thesis_cover_that_names_a_supervisor_is_still_refused(tmp_path: Path) -> None:
+    from citeloom.structure.header import layer_rows
+
+    pdf = _pdf(tmp_path / "cover.pdf", [
+        (90, 80, 16, TITLE), (90, 120, 11, "Ada Lovelace"),
+        (90, 160, 10, "Supervisor:"), (90, 174, 10, "Prof. Alan Turing")])
+    assert layer_rows(pdf, None, TITLE) == ([], [])
+
+
+def _doc(items: list[tuple[DocItemLabel, str]]) -> DoclingDocument:
+    doc = DoclingDocument(name="sample")
+    for label, text in items:
+        doc.add_text(label=label, text=text, prov=ProvenanceItem(
+            page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(text))))
+    return doc
+
+
+T, X = DocItemLabel.TITLE, DocItemLabel.TEXT
+
+
+def test_a_title_under_elseviers_masthead_is_the_title() -> None:
+    """SoftwareX: the title item comes two items after "journal homepage"."""
+    from citeloom.structure.headings import find_title
+
+    doc = _doc([(X, "SoftwareX 10 (2019) 100263"),
+                (X, "Contents lists available at ScienceDirect"), (X, "SoftwareX"),
+                (X, "journal homepage: www.elsevier.com/locate/softx"),
+                (X, "Original software publication"),
+                (T, "quillwork: Scriptable widgets using a Python interface")])
+    assert find_title(doc) == "quillwork: Scriptable widgets using a Python interface"
+
+
+@pytest.mark.parametrize(("items", "title"), [
+    # the margin's numbers, taken into the title by Docling, on a numbered page
+    ([(T, "ParquetWidget: A Lightweight Widget-Based 1 Database 2"),
+      *[(X, str(k)) for k in range(3, 9)]], "ParquetWidget: A Lightweight Widget-Based Database"),
+    # three in the title itself, counting up
+    ([(T, "Quill: A library for fair 1 offline widgets via sequential data 2 "
+          "preprocessing 3")], "Quill: A library for fair offline widgets via sequential "
+                               "data preprocessing"),
+    # numbers of the title's own, on a page without numbered lines
+    ([(T, "Porting Widgets from Python 2 to 3")], "Porting Widgets from Python 2 to 3"),
+    ([(T, "Lecture 1 and Lecture 2"), (X, "5")], "Lecture 1 and Lecture 2"),
+    # a number of the title's own on a page of bare numbers (a contents list's pages)
+    ([(T, "The Widgets 2 classes (work in progress)"), *[(X, str(k)) for k in range(1, 9)]],
+     "The Widgets 2 classes (work in progress)"),
+])
+def test_a_drafts_line_numbers_leave_its_title(items: list, title: str) -> None:
+    from citeloom.structure.headings import find_title
+
+    assert find_title(_doc(items)) == title
+
+
+def test_addresses_in_braces_after_the_names() -> None:
+    assert parse_byline("Giorgio Rossi, Rainer Kühn, Hauke Stein, Kurt Kol email: "
+                        "{rossi,kuehn}@informatik.uni-x.de stein@gmail.com kol@y.com") == [
+        "Rossi, Giorgio", "Kühn, Rainer", "Stein, Hauke", "Kol, Kurt"]
+
+
+def test_a_version_and_its_date_after_a_title() -> None:
+    from citeloom.structure.titles import _VERSION_STAMP
+
+    assert _VERSION_STAMP.sub("", "Remote Control Quill Design Version 0.2, 5/31/2022") \
+        == "Remote Control Quill Design"
+
+
+def test_a_sentence_above_a_byline_is_no_title(tmp_path: Path) -> None:
+    from citeloom.structure.titles import byline_title
+
+    pdf = _pdf(tmp_path / "sample.pdf", [
+        (72, 100, 12, "The present document is a sample file that was created for testing"),
+        (72, 114, 12, "purposes, and you might find it useful as an example of the style."),
+        (72, 128, 12, "Author: Sam Quill, Email: squill@example.edu."),
+        (72, 160, 12, "Here is some text.")])
+    assert parse_byline("Author: Sam Quill, Email: squill@example.edu.") == ["Quill, Sam"]
+    assert byline_title(pdf) is None
