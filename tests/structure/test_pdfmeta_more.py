@@ -768,17 +768,21 @@ def test_what_heldout14_showed_in_titles_and_years() -> None:
     assert meta.get("authors") == ["Saygin, Özcan"]
 
 
+def doc_with(rows: list[tuple[Any, str]]) -> Any:
+    """A document whose page 1 is these (label, text) items, in order."""
+    from docling_core.types.doc import BoundingBox, DoclingDocument, ProvenanceItem
+
+    doc = DoclingDocument(name="sample")
+    for label, text in rows:
+        doc.add_text(label=label, text=text, prov=ProvenanceItem(
+            page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(text))))
+    return doc
+
+
 def test_an_elsevier_masthead_is_no_title() -> None:
-    from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, ProvenanceItem
+    from docling_core.types.doc import DocItemLabel
 
     from citeloom.structure.headings import find_title
-
-    def doc_with(rows: list[tuple[DocItemLabel, str]]) -> Any:
-        doc = DoclingDocument(name="sample")
-        for label, text in rows:
-            doc.add_text(label=label, text=text, prov=ProvenanceItem(
-                page_no=1, bbox=BoundingBox(l=0, t=0, r=1, b=1), charspan=(0, len(text))))
-        return doc
 
     T, X = DocItemLabel.TITLE, DocItemLabel.TEXT
     masthead = [(X, "Solar Energy Materials & Solar Cells 137 (2015) 1-5"),
