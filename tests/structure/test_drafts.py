@@ -170,3 +170,15 @@ def test_a_sentence_above_a_byline_is_no_title(tmp_path: Path) -> None:
         (72, 160, 12, "Here is some text.")])
     assert parse_byline("Author: Sam Quill, Email: squill@example.edu.") == ["Quill, Sam"]
     assert byline_title(pdf) is None
+
+
+def test_a_title_is_not_cut_inside_a_name() -> None:
+    """"Sergei L. Kosakovsky Pond": a family name of two words after an initial; the run
+    of names is not split after the initial (which gave "Pond, Kosakovsky")."""
+    from citeloom.structure.metadata import title_byline
+
+    line = "Sergio L. Castillo Vega 1 and Spencer V. Moss 2"
+    assert title_byline(line) == (line, [])
+    assert title_byline("Definitions of Widgets Available in Quillbase Manuel Kohl and "
+                        "Martin Mauer") == ("Definitions of Widgets Available in Quillbase",
+                                            ["Kohl, Manuel", "Mauer, Martin"])

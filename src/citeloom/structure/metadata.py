@@ -165,6 +165,8 @@ def title_byline(title: str) -> tuple[str, list[str]]:
         tail = " ".join(words[i:])
         if not re.search(r"\s(?:and|&)\s", tail):
             continue
+        if re.fullmatch(r"[A-Z]\.", words[i - 1]):
+            continue  # not inside a name: "Sergei L. | Kosakovsky Pond 1 and Spencer V. Muse"
         names = parse_byline(tail)
         if len(names) >= 2 and all(len(n.split()) <= 3 for n in names):
             return " ".join(words[:i]).rstrip(" ,;:"), names
