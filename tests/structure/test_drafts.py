@@ -5,6 +5,7 @@ title, e-mail addresses in braces after the names, a version and its date after 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from docling_core.types.doc import BoundingBox, DocItemLabel, DoclingDocument, P
 
 from citeloom.structure.names import parse_byline
 
+from ..conftest import SHARED
 from .test_pdfmeta_more import doc_with as _doc  # page 1 as these (label, text) items
 
 # (x, y from the page's top, size, text); Helvetica, WinAnsi (¶ and • are in it)
@@ -182,3 +184,72 @@ def test_a_title_is_not_cut_inside_a_name() -> None:
     assert title_byline("Definitions of Widgets Available in Quillbase Manuel Kohl and "
                         "Martin Mauer") == ("Definitions of Widgets Available in Quillbase",
                                             ["Kohl, Manuel", "Mauer, Martin"])
+
+
+# -- a draft's line numbers out of its text (session 28) ----------------------------------
+
+DRAFT_LINES = [
+    "Methods for Counting Widgets",
+    "Widgets were counted in 12 of 20 trials by two observers working",
+    "independently, each blind to the other's tally and to the hypothesis",
+    "under test. A trial began when the first widget entered the frame.",
+    "Counting stopped after exactly forty minutes had passed in every trial.",
+    "The observers agreed on the total in most trials, and where they did",
+    "not, a third observer counted the recording again from the beginning.",
+    "Results",
+    "The mean count was 31 widgets per trial with a spread of about nine.",
+    "No trial was stopped early, and no recording was lost or damaged.",
+]
+
+
+def _numbered_draft(tmp_path: Path) -> Path:
+    """A page as LaTeX's lineno sets it: every line's number in the left margin."""
+    rows: list[Row] = []
+    y = 90.0
+    for k, text in enumerate(DRAFT_LINES, 1):
+        heading = text in ("Methods for Counting Widgets", "Results")
+        y += 24 if heading and k > 1 else 14
+        rows += [(52, y, 7, str(k)), (72, y, 12 if heading else 10, text)]
+    return _pdf(tmp_path / "numbered.pdf", rows)
+
+
+def test_a_drafts_line_numbers_leave_its_text(tmp_path: Path, converted) -> None:  # type: ignore[no-untyped-def]
+    """Docling reads the margin's numbers into the paragraphs; the index gets the
+    sentences without them, and a number of the text itself ("12 of 20") stays."""
+    from citeloom.structure.restructure import restructure
+
+    pdf = _numbered_draft(tmp_path)
+    raw = converted(pdf)
+    before = " ".join(t.text for t in raw.texts)
+    doc = restructure(raw.model_copy(deep=True), pdf_path=pdf, strict=True)
+    body = " ".join(t.text for t in doc.texts if t.content_layer.value == "body")
+    assert re.search(r"\b(?:[3-9]|10) ", before)  # what the conversion gives: numbers in
+    assert "in 12 of 20 trials" in body
+    assert "working independently, each blind" in body
+    assert "had passed in every trial. The observers" in body
+    assert "The mean count was 31 widgets per trial" in body
+    assert not re.search(r"(?<!\S)(?:[2-9]|10)(?!\S)", body.replace("12 of 20", ""))
+    # without the PDF nothing is taken out: the text alone is not evidence enough
+    plain = restructure(raw.model_copy(deep=True), strict=True)
+    assert re.search(r"frame\. 5 Counting", " ".join(t.text for t in plain.texts))
+
+
+def test_the_pdf_shows_the_margins_numbers_and_their_lines(tmp_path: Path) -> None:
+    from citeloom.structure.linenumbers import margin_numbers
+
+    lines = margin_numbers(_numbered_draft(tmp_path), 1)
+    assert sorted(lines) == list(range(1, 11))
+    assert lines[2] == ("Widgets", "working") and lines[8] == ("Results", "Results")
+
+
+@pytest.mark.parametrize(("name", "page"), [
+    ("coin__MAXtest.pdf", 3),  # a table's numbered rows, the page's text wider than it
+    ("Matrix__Intro2Matrix.pdf", 3),  # a sparse matrix R prints, in line with the text
+    ("survival__timedep.pdf", 6),  # a data frame's row names
+    ("seriation__seriation.pdf", 31),  # two columns of row numbers in an R printout
+])
+def test_numbered_rows_of_tables_and_printouts_are_no_line_numbers(name: str, page: int
+                                                                    ) -> None:
+    from citeloom.structure.linenumbers import margin_numbers
+
+    assert margin_numbers(SHARED / "corpus2" / "pdfs" / name, page) == {}

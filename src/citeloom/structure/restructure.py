@@ -22,6 +22,8 @@ title) and :mod:`citeloom.structure.fonts` (styles and line-end hyphens read fro
    together with its provenance entry, so the paragraph keeps only its real pages. Then
    paragraphs joined across a page break are split there
    (:meth:`Restructurer.split_at_pages`), so every chunk cites its own first page.
+   A draft's margin line numbers, read into the paragraphs beside them, are cut out
+   (:meth:`Restructurer.drop_line_numbers`, :mod:`citeloom.structure.linenumbers`).
 2. **Text** (:func:`~citeloom.text.normalize_text`): ligatures, soft hyphens, hyphens
    at line breaks, control characters, whitespace; code and formulas untouched. Then
    compounds Docling closed up at a line break get their hyphen back: given the PDF,
@@ -74,6 +76,7 @@ from docling_core.types.doc.document import (
     TitleItem,
 )
 
+from citeloom.structure import linenumbers
 from citeloom.structure.fonts import Style, line_end_hyphens
 from citeloom.structure.headings import clean_text
 from citeloom.structure.levels import HeadingSteps
@@ -120,6 +123,7 @@ class Report:
     levels: dict[str, int] = field(default_factory=dict)
     level_source: str = "numbering"
     text_changed: int = 0
+    line_numbers: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -152,7 +156,8 @@ class Restructurer(HeadingSteps):
         steps: list[tuple[str, Callable[[], None]]] = []
         if self.paged:
             steps += [("unwrap_prose", self.unwrap_prose), ("drop_furniture", self.drop_furniture),
-                      ("split_at_pages", self.split_at_pages)]
+                      ("split_at_pages", self.split_at_pages),
+                      ("line_numbers", self.drop_line_numbers)]
         steps += [("normalise", self.normalise), ("promote_headings", self.promote_headings),
                   ("styles", read_styles), ("mark_title", lambda: self.mark_title(styles)),
                   ("demote", lambda: self.demote_non_headings(styles, body)),
@@ -428,6 +433,33 @@ class Restructurer(HeadingSteps):
                 if 0 < pos < len(text) and text[pos].isspace():
                     return pos
         return None
+
+    def drop_line_numbers(self) -> None:
+        """A draft's margin line numbers out of the text beside them
+        (:mod:`citeloom.structure.linenumbers`): only on pages whose text holds a run of
+        them and whose PDF prints them down a margin; code and formulas keep theirs."""
+        if self.pdf_path is None:
+            return
+        pages: dict[int, list[TextItem]] = defaultdict(list)
+        for item in self._body_texts():
+            if item.prov and len({p.page_no for p in item.prov}) == 1 \
+                    and not isinstance(item, CodeItem | FormulaItem) \
+                    and not self._inside_float(item):
+                pages[item.prov[0].page_no].append(item)
+        for page_no, items in sorted(pages.items()):
+            texts = [item.text for item in items]
+            if not linenumbers.candidate(texts):
+                continue
+            lines = linenumbers.margin_numbers(self.pdf_path, page_no, self.password)
+            for item, where in zip(items, linenumbers.spans(texts, lines), strict=True):
+                if where:
+                    item.text = linenumbers.cut(item.text, where).strip()
+                    item.prov = [p.model_copy(update={"charspan": (
+                        linenumbers.moved(p.charspan[0], where),
+                        linenumbers.moved(p.charspan[1], where))}) for p in item.prov]
+                    self.report.line_numbers += len(where)
+                    if not item.text.strip():
+                        self._to_furniture(item, DocItemLabel.PAGE_FOOTER)
 
     # -- 2. text ------------------------------------------------------------------------
 
