@@ -239,7 +239,9 @@ def test_the_pdf_shows_the_margins_numbers_and_their_lines(tmp_path: Path) -> No
 
     lines = margin_numbers(_numbered_draft(tmp_path), 1)
     assert sorted(lines) == list(range(1, 11))
-    assert lines[2] == ("Widgets", "working") and lines[8] == ("Results", "Results")
+    # each with its line's first and last words (folded), the last ones from the end
+    assert lines[2] == (("widget", "were", "counte"), ("workin", "observ", "two"))
+    assert lines[8] == (("result",), ("result",))
 
 
 @pytest.mark.parametrize(("name", "page"), [

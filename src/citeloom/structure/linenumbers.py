@@ -17,10 +17,12 @@ Two readings must agree before a number goes:
   running across their column (a table's row numbers have the page's paragraphs above
   and below them, wider than the table). Each number comes with the first and last word
   of its line.
-- **the text** (:func:`spans`): a stand-alone number of the page's items goes when it is
-  the only one of its value whose neighbour is a neighbour of that line number in the PDF
-  (the next word is its line's first, or the word before is its line's last: Docling puts
-  a small number before or after its line's words), or it stands with two more in a row
+- **the text** (:func:`spans`): a stand-alone number of the page's items goes when its
+  neighbours are a neighbour line's in the PDF (the next words are its line's first, or the
+  words before are its line's last: Docling puts a small number before or after its
+  line's words), and more of them agree than for any other number of its value on the
+  page ("5 Center for Cosmology" is line 5's start, the affiliation "5 Center for
+  Computational" agrees on two words only); or when it stands with two more in a row
   ("19 20 21": lines whose text Docling read elsewhere). A number nothing confirms stays,
   wherever it stands ("if l = 2" in a formula's text, "Figure 12").
 """
@@ -43,7 +45,9 @@ _TOKEN = re.compile(r"(?<!\S)([1-9]\d{0,3})(?!\S)")
 
 Piece = tuple[str, tuple[float, float, float, float]]  # text, (left, top, right, bottom)
 Mark = tuple[float, float, int, int]  # top, left, value, index of its piece
-Line = tuple[str, str]  # the first and the last word of a numbered line
+Line = tuple[tuple[str, ...], tuple[str, ...]]  # a numbered line's first and last words
+_NONE: Line = ((), ())
+WORDS = 3  # words of a line's start and end compared with a number's neighbours
 
 
 def numbered_column(pieces: Sequence[Piece]) -> dict[int, Line]:
@@ -68,7 +72,7 @@ def numbered_column(pieces: Sequence[Piece]) -> dict[int, Line]:
                 and own >= OWN_COLUMN * len(starting)
                 and across <= 3 + MAX_ACROSS * len(run)):
             for value in range(run[0][2], run[-1][2] + 1):  # one the layer ran into its
-                found[value] = ("", "")  # line's text ("44 … adopted 45 …" in one piece)
+                found[value] = _NONE  # line's text ("44 … adopted 45 …" in one piece)
             for mark in run:
                 found[mark[2]] = _line_words(pieces, mark[3], in_runs)
     return found
@@ -106,8 +110,9 @@ def _text_rows(pieces: Iterable[Piece], top: float, bottom: float, left: float) 
 
 
 def _line_words(pieces: Sequence[Piece], k: int, numbers: set[int]) -> Line:
-    """The first and last word of the line numbered by piece ``k``: the rest of that
-    piece and the pieces beside it on its row (on the side away from the margin)."""
+    """The first and last :data:`WORDS` words of the line numbered by piece ``k``: the
+    rest of that piece and the pieces beside it on its row (on the side away from the
+    margin), folded by :func:`_key`."""
     text, (left, top, _, bottom) = pieces[k]
     words = text.split()[1:]
     beside = [(box[0], t) for j, (t, box) in enumerate(pieces) if j != k and j not in numbers
@@ -115,7 +120,8 @@ def _line_words(pieces: Sequence[Piece], k: int, numbers: set[int]) -> Line:
                                                                     box[3] - box[1])]
     right = sorted(p for p in beside if p[0] > left)
     row = words + [w for _, t in (right or sorted(beside)) for w in t.split()]
-    return (row[0], row[-1]) if row else ("", "")
+    keys = [_key(w) for w in row]
+    return tuple(keys[:WORDS]), tuple(reversed(keys[-WORDS:]))
 
 
 def margin_numbers(path: Path, page_no: int, password: str | None = None) -> dict[int, Line]:
@@ -145,22 +151,23 @@ def spans(texts: Sequence[str], lines: dict[int, Line]) -> list[list[tuple[int, 
     """Where the line numbers of ``lines`` stand in ``texts`` (one page's items, in
     reading order; see the module notes): for each text, the (start, end) spans to cut,
     each number with the space after it (or before it, at the end of a text)."""
-    found: dict[int, list[tuple[int, int, int, bool]]] = {}
+    found: dict[int, list[tuple[int, int, int, int]]] = {}
     for i, text in enumerate(texts):
         marks = [m for m in _TOKEN.finditer(text) if int(m.group(1)) in lines]
         bunched = _bunched(text, marks)
         for k, m in enumerate(marks):
             value = int(m.group(1))
-            before, after = text[:m.start()].split(), text[m.end():].split()
-            first = {_key(lines[value][0]), _key(lines.get(value + 1, ("", ""))[0])} - {""}
-            last = {_key(lines[value][1]), _key(lines.get(value - 1, ("", ""))[1])} - {""}
-            confirmed = bool(after and _key(after[0]) in first
-                             or before and _key(before[-1]) in last or k in bunched)
-            found.setdefault(value, []).append((i, m.start(), m.end(), confirmed))
+            after = tuple(_key(w) for w in text[m.end():].split()[:WORDS])
+            before = tuple(_key(w) for w in reversed(text[:m.start()].split()[-WORDS:]))
+            strength = WORDS + 1 if k in bunched else max(
+                _agree(after, lines[value][0]), _agree(after, lines.get(value + 1, _NONE)[0]),
+                _agree(before, lines[value][1]), _agree(before, lines.get(value - 1, _NONE)[1]))
+            found.setdefault(value, []).append((i, m.start(), m.end(), strength))
     out: list[list[tuple[int, int]]] = [[] for _ in texts]
     for places in found.values():
-        sure = [p for p in places if p[3]]
-        if len(sure) != 1:
+        best = max(p[3] for p in places)
+        sure = [p for p in places if p[3] == best]
+        if best == 0 or len(sure) != 1:
             continue
         i, start, end = sure[0][:3]
         text = texts[i]
@@ -170,6 +177,16 @@ def spans(texts: Sequence[str], lines: dict[int, Line]) -> list[list[tuple[int, 
             start -= 1
         out[i].append((start, end))
     return [_merged(where) for where in out]
+
+
+def _agree(words: Sequence[str], line: Sequence[str]) -> int:
+    """How many words, from the first, ``words`` and ``line`` share (0 when either has none)."""
+    n = 0
+    for a, b in zip(words, line, strict=False):
+        if not a or a != b:
+            break
+        n += 1
+    return n
 
 
 def _merged(where: list[tuple[int, int]]) -> list[tuple[int, int]]:
