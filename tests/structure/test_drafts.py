@@ -20,14 +20,15 @@ from .test_pdfmeta_more import doc_with as _doc  # page 1 as these (label, text)
 Row = tuple[float, float, float, str]
 
 
-def _pdf(path: Path, rows: list[Row]) -> Path:
-    """A one-page PDF (US letter) with these text runs: a real file PDFium reads."""
+def _pdf(path: Path, rows: list[Row], extra: bytes = b"") -> Path:
+    """A one-page PDF (US letter) with these text runs (and ``extra`` content operators):
+    a real file PDFium reads."""
     def esc(s: str) -> bytes:
         return s.encode("cp1252").replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(
             b")", b"\\)")
 
     ops = b"".join(b"BT /F1 %.1f Tf %.1f %.1f Td (" % (size, x, 792 - y) + esc(text) + b") Tj ET\n"
-                   for x, y, size, text in rows)
+                   for x, y, size, text in rows) + extra
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
@@ -255,3 +256,39 @@ def test_numbered_rows_of_tables_and_printouts_are_no_line_numbers(name: str, pa
     from citeloom.structure.linenumbers import margin_numbers
 
     assert margin_numbers(SHARED / "corpus2" / "pdfs" / name, page) == {}
+
+
+def test_a_drafts_watermark_leaves_its_text(tmp_path: Path, converted) -> None:  # type: ignore[no-untyped-def]
+    """"DRAFT" drawn across the page, as JOSS's drafts have it: read by Docling into the
+    text, taken off again; the word in the text itself stays."""
+    from citeloom.structure.restructure import restructure
+
+    rows: list[Row] = [(72, 90 + 14 * k, 10, text) for k, text in enumerate([
+        "A first DRAFT of the protocol was written by both observers together.",
+        *DRAFT_LINES[1:7]])]
+    mark = b"BT /F1 96 Tf 0.7071 0.7071 -0.7071 0.7071 160 300 Tm (DRAFT) Tj ET\n"
+    pdf = _pdf(tmp_path / "watermarked.pdf", rows, mark)
+    raw = converted(pdf)
+    doc = restructure(raw.model_copy(deep=True), pdf_path=pdf, strict=True)
+    body = " ".join(t.text for t in doc.texts if t.content_layer.value == "body")
+    assert " ".join(t.text for t in raw.texts).count("DRAFT") == 2
+    assert body.count("DRAFT") == 1 and "A first DRAFT of the protocol" in body
+    assert "Widgets were counted in 12 of 20 trials" in body
+
+
+def test_only_a_word_across_the_page_is_a_watermark() -> None:
+    from citeloom.structure.watermarks import across, strip, suspect_pages
+
+    lines = [(f"line {k} of the text", (72.0, 90.0 + 12 * k, 500.0, 99.0 + 12 * k))
+             for k in range(40)]
+    stamp = ("arXiv:2501.01234v1 [cs.LG] 3 Jan 2025", (20.0, 200.0, 34.0, 600.0))  # margin
+    title = ("QUILLWORK", (72.0, 40.0, 540.0, 86.0))  # large, but one line high
+    mark = ("PREPRINT", (100.0, 200.0, 500.0, 600.0))  # drawn across the page
+    assert across([*lines, stamp, title]) == []
+    assert across([*lines, stamp, title, mark]) == ["PREPRINT"]
+    assert strip(["PREPRINT The widgets", "A PREPRINT server", "PREPRINT"], ["PREPRINT"]) == \
+        ["The widgets", "A PREPRINT server", "PREPRINT"]
+    assert strip(["A PREPRINT server", "PREPRINT"], ["PREPRINT"]) == ["A PREPRINT server", ""]
+    # the PDF is read only where a word in capitals starts or ends items on two pages
+    assert suspect_pages({1: ["DRAFT The widgets"], 2: ["Results DRAFT"], 3: ["NOTE x"]}) \
+        == [1, 2]

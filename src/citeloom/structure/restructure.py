@@ -23,7 +23,9 @@ title) and :mod:`citeloom.structure.fonts` (styles and line-end hyphens read fro
    paragraphs joined across a page break are split there
    (:meth:`Restructurer.split_at_pages`), so every chunk cites its own first page.
    A draft's margin line numbers, read into the paragraphs beside them, are cut out
-   (:meth:`Restructurer.drop_line_numbers`, :mod:`citeloom.structure.linenumbers`).
+   (:meth:`Restructurer.drop_line_numbers`, :mod:`citeloom.structure.linenumbers`), and a
+   watermark drawn across the page ("DRAFT") off the item it was read into
+   (:mod:`citeloom.structure.watermarks`).
 2. **Text** (:func:`~citeloom.text.normalize_text`): ligatures, soft hyphens, hyphens
    at line breaks, control characters, whitespace; code and formulas untouched. Then
    compounds Docling closed up at a line break get their hyphen back: given the PDF,
@@ -76,7 +78,7 @@ from docling_core.types.doc.document import (
     TitleItem,
 )
 
-from citeloom.structure import linenumbers
+from citeloom.structure import linenumbers, watermarks
 from citeloom.structure.fonts import Style, line_end_hyphens
 from citeloom.structure.headings import clean_text
 from citeloom.structure.levels import HeadingSteps
@@ -124,6 +126,7 @@ class Report:
     level_source: str = "numbering"
     text_changed: int = 0
     line_numbers: int = 0
+    watermarks: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -157,7 +160,8 @@ class Restructurer(HeadingSteps):
         if self.paged:
             steps += [("unwrap_prose", self.unwrap_prose), ("drop_furniture", self.drop_furniture),
                       ("split_at_pages", self.split_at_pages),
-                      ("line_numbers", self.drop_line_numbers)]
+                      ("line_numbers", self.drop_line_numbers),
+                      ("watermarks", self.drop_watermarks)]
         steps += [("normalise", self.normalise), ("promote_headings", self.promote_headings),
                   ("styles", read_styles), ("mark_title", lambda: self.mark_title(styles)),
                   ("demote", lambda: self.demote_non_headings(styles, body)),
@@ -460,6 +464,28 @@ class Restructurer(HeadingSteps):
                     self.report.line_numbers += len(where)
                     if not item.text.strip():
                         self._to_furniture(item, DocItemLabel.PAGE_FOOTER)
+
+    def drop_watermarks(self) -> None:
+        """A watermark drawn across the page ("DRAFT") off the item Docling read it into
+        (:mod:`citeloom.structure.watermarks`)."""
+        if self.pdf_path is None:
+            return
+        pages: dict[int, list[TextItem]] = defaultdict(list)
+        for item in self._body_texts():
+            if item.prov and not isinstance(item, CodeItem | FormulaItem) \
+                    and not self._inside_float(item):
+                pages[item.prov[0].page_no].append(item)
+        for page_no in watermarks.suspect_pages({p: [t.text for t in items]
+                                                 for p, items in pages.items()}):
+            marks = watermarks.page_watermarks(self.pdf_path, page_no, self.password)
+            items = pages[page_no]
+            for item, new in zip(items, watermarks.strip([t.text for t in items], marks),
+                                 strict=True):
+                if new != item.text:
+                    item.text = new
+                    self.report.watermarks += 1
+                    if not new:
+                        self._to_furniture(item, DocItemLabel.PAGE_HEADER)
 
     # -- 2. text ------------------------------------------------------------------------
 
