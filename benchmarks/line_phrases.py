@@ -35,9 +35,12 @@ def phrases(pdf: Path) -> list[tuple[int, str]]:
 
     out = []
     for page in range(1, len(pdfium.PdfDocument(str(pdf))) + 1):
-        if not margin_numbers(pdf, page):
+        numbers = margin_numbers(pdf, page)
+        if not numbers:
             continue
         rows = [text.split() for text, _, _ in sized_rows(pdf, page, limit=1000)]
+        rows = [row[1:] if row and row[0].isdigit() and int(row[0]) in numbers else row
+                for row in rows]  # the numbers the rows kept (every other line numbered)
         for a, b in zip(rows, rows[1:], strict=False):
             if len(a) >= 4 and len(b) >= 4 and not a[-1].endswith(("-", "\u2010")):
                 out.append((page, _fold(" ".join(a[-3:] + b[:3]))))

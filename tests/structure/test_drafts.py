@@ -203,15 +203,17 @@ DRAFT_LINES = [
 ]
 
 
-def _numbered_draft(tmp_path: Path) -> Path:
-    """A page as LaTeX's lineno sets it: every line's number in the left margin."""
+def _numbered_draft(tmp_path: Path, every: int = 1) -> Path:
+    """A page as LaTeX's lineno sets it: every line's number in the left margin (or
+    every second's, ...)."""
     rows: list[Row] = []
     y = 90.0
     for k, text in enumerate(DRAFT_LINES, 1):
         heading = text in ("Methods for Counting Widgets", "Results")
         y += 24 if heading and k > 1 else 14
-        rows += [(52, y, 7, str(k)), (72, y, 12 if heading else 10, text)]
-    return _pdf(tmp_path / "numbered.pdf", rows)
+        rows += [(52, y, 7, str(k))] if k % every == 0 else []
+        rows += [(72, y, 12 if heading else 10, text)]
+    return _pdf(tmp_path / f"numbered{every}.pdf", rows)
 
 
 def test_a_drafts_line_numbers_leave_its_text(tmp_path: Path, converted) -> None:  # type: ignore[no-untyped-def]
@@ -243,6 +245,8 @@ def test_the_pdf_shows_the_margins_numbers_and_their_lines(tmp_path: Path) -> No
     # each with its line's first and last words (folded), the last ones from the end
     assert lines[2] == (("widget", "were", "counte"), ("workin", "observ", "two"))
     assert lines[8] == (("result",), ("result",))
+    # lineno's \modulolinenumbers[2]: every second line numbered
+    assert sorted(margin_numbers(_numbered_draft(tmp_path, every=2), 1)) == [2, 4, 6, 8, 10]
 
 
 @pytest.mark.parametrize(("name", "page"), [
@@ -292,3 +296,11 @@ def test_only_a_word_across_the_page_is_a_watermark() -> None:
     # the PDF is read only where a word in capitals starts or ends items on two pages
     assert suspect_pages({1: ["DRAFT The widgets"], 2: ["Results DRAFT"], 3: ["NOTE x"]}) \
         == [1, 2]
+
+
+def test_the_pdf_is_read_only_where_the_text_counts_up() -> None:
+    from citeloom.structure.linenumbers import candidate
+
+    assert candidate(["geometric 34 images where", "35 C is a 36 given by 37", "38 a"])
+    assert candidate(["particular, 24 we use", "26 with gridded", "28 trained 30 accuracy 32"])
+    assert not candidate(["between 2019 and 2020 in 7 of 9 sites", "Table 3 and 4"])

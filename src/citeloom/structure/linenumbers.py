@@ -10,8 +10,9 @@ Two readings must agree before a number goes:
 
 - **the PDF** (:func:`margin_numbers`): pieces of the page's text layer that begin with a
   number, stacked in one column (their left edges within a few points), counting up by
-  one from top to bottom, at least :data:`MIN_RUN` of them, about one per line of text
-  beside them (a reference list numbered "1 Smith …" has one number per entry of several
+  one from top to bottom (or by 2, 5 or 10, where only every so many lines are numbered),
+  at least :data:`MIN_RUN` of them, about one per line of text (or per step) beside
+  them (a reference list numbered "1 Smith …" has one number per entry of several
   lines), nothing else starting where they start (the row numbers of a data frame R
   prints are in line with the paragraphs around it), and hardly a line of the page
   running across their column (a table's row numbers have the page's paragraphs above
@@ -31,11 +32,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 MIN_RUN = 5  # numbered lines in a column, one after the other
-MIN_DENSITY = 0.6  # numbers per line of text beside them
+MIN_DENSITY = 0.6  # numbers per line of text beside them (times the step)
+STEPS = (1, 2, 5, 10)  # every line numbered, or every 2nd, 5th, 10th (lineno's modulo)
 OWN_COLUMN = 0.8  # the numbers' share of all pieces that start where they start
 MAX_ACROSS = 0.2  # lines running across the numbers' column, per number, beyond three
 # (a draft's footer, its DRAFT watermark)
@@ -56,39 +59,42 @@ def numbered_column(pieces: Sequence[Piece]) -> dict[int, Line]:
     marks: list[Mark] = sorted((box[1], box[0], int(m.group(1)), k)
                                for k, (text, box) in enumerate(pieces)
                                if (m := _LEAD.match(text.strip())))
-    runs: list[list[Mark]] = []
-    while len(run := _column_run(marks)) >= MIN_RUN:
-        runs.append([marks[j] for j in run])
-        marks = [m for j, m in enumerate(marks) if j not in set(run)]
-    in_runs = {m[3] for run in runs for m in run}
+    runs: list[tuple[int, list[Mark]]] = []
+    for step in STEPS:
+        while len(run := _column_run(marks, step)) >= MIN_RUN:
+            values = [marks[j][2] for j in run]  # the step most of the run takes
+            gaps = Counter(b - a for a, b in zip(values, values[1:], strict=False))
+            runs.append((gaps.most_common(1)[0][0], [marks[j] for j in run]))
+            marks = [m for j, m in enumerate(marks) if j not in set(run)]
+    in_runs = {m[3] for _, run in runs for m in run}
     found: dict[int, Line] = {}
-    for run in runs:
+    for step, run in runs:
         top, bottom = run[0][0], run[-1][0]
         left, right = min(m[1] for m in run), max(m[1] for m in run)
         starting = [k for k, (_, box) in enumerate(pieces) if left - 2 <= box[0] <= right + 2]
         own = sum(k in in_runs for k in starting)
         across = sum(box[0] < left - 2 and box[2] > right + 10 for _, box in pieces)
-        if (len(run) >= MIN_DENSITY * _text_rows(pieces, top, bottom, left)
+        if (step * len(run) >= MIN_DENSITY * _text_rows(pieces, top, bottom, left)
                 and own >= OWN_COLUMN * len(starting)
                 and across <= 3 + MAX_ACROSS * len(run)):
-            for value in range(run[0][2], run[-1][2] + 1):  # one the layer ran into its
-                found[value] = _NONE  # line's text ("44 … adopted 45 …" in one piece)
+            for value in range(run[0][2], run[-1][2] + 1, step):  # one the layer ran into
+                found[value] = _NONE  # its line's text ("44 … adopted 45 …" in one piece)
             for mark in run:
                 found[mark[2]] = _line_words(pieces, mark[3], in_runs)
     return found
 
 
-def _column_run(marks: Sequence[Mark]) -> list[int]:
-    """The longest chain of marks, top to bottom, each one or two more than the last (a
-    number the layer ran into its line's text is skipped) and its left edge within
-    :data:`_ALIGN` of the last's (right-aligned numbers move left as they gain a digit):
-    the chain's indexes in ``marks``."""
+def _column_run(marks: Sequence[Mark], step: int) -> list[int]:
+    """The longest chain of marks, top to bottom, each ``step`` or twice ``step`` more
+    than the last (a number the layer ran into its line's text is skipped) and its left
+    edge within :data:`_ALIGN` of the last's (right-aligned numbers move left as they gain
+    a digit): the chain's indexes in ``marks``."""
     chains: list[list[int]] = []
     for j, (top, left, value, _) in enumerate(marks):
         best: list[int] = []
         for k in range(j):
             t, x, v, _ = marks[k]
-            if 1 <= value - v <= 2 and t < top and abs(x - left) <= _ALIGN \
+            if value - v in (step, 2 * step) and t < top and abs(x - left) <= _ALIGN \
                     and len(chains[k]) > len(best):
                 best = chains[k]
         chains.append([*best, j])
@@ -135,11 +141,12 @@ def margin_numbers(path: Path, page_no: int, password: str | None = None) -> dic
 
 
 def candidate(texts: Iterable[str]) -> bool:
-    """Whether a page's texts hold :data:`MIN_RUN` stand-alone numbers in a row (1, 2, …):
-    the cheap test that decides whether the PDF is read at all."""
+    """Whether a page's texts hold :data:`MIN_RUN` stand-alone numbers in a row (1, 2, …;
+    or 2, 4, …, one of :data:`STEPS` apart): the cheap test that decides whether the PDF
+    is read at all."""
     values = {int(m.group(1)) for text in texts for m in _TOKEN.finditer(text)}
-    return any(all(v + d in values for d in range(1, MIN_RUN)) for v in values
-               if v - 1 not in values)
+    return any(all(v + d * step in values for d in range(1, MIN_RUN))
+               for step in STEPS for v in values if v - step not in values)
 
 
 def _key(word: str) -> str:
