@@ -65,7 +65,8 @@ def numbered_column(pieces: Sequence[Piece]) -> dict[int, Line]:
             values = [marks[j][2] for j in run]  # the step most of the run takes
             gaps = Counter(b - a for a, b in zip(values, values[1:], strict=False))
             runs.append((gaps.most_common(1)[0][0], [marks[j] for j in run]))
-            marks = [m for j, m in enumerate(marks) if j not in set(run)]
+            taken = set(run)
+            marks = [m for j, m in enumerate(marks) if j not in taken]
     in_runs = {m[3] for _, run in runs for m in run}
     found: dict[int, Line] = {}
     for step, run in runs:
