@@ -107,7 +107,7 @@ def merge_metadata(found: dict[str, Any] | None, given: dict[str, Any] | None
 # -- matching names and headings the way people type them -----------------------------------
 # Family-name particles written in lower case ("Ludwig van Beethoven": "van Beethoven").
 PARTICLES = frozenset({"van", "von", "der", "den", "de", "des", "del", "della", "dei", "degli",
-                       "di", "da", "do", "dos",
+                       "delle", "dello", "dalla", "dal", "di", "da", "do", "dos",
                        "das", "du", "la", "le", "ter", "ten", "bin", "ibn", "al", "el"})
 # Heading numbers: "2", "2.1.", "II.", "A)" — optional in a section filter.
 _NUMBERING = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[ivxlcdm]+\.|[a-z][.)])[.)]?\s+)+")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 
 LIGATURES = {
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
@@ -137,6 +137,34 @@ def normalize_text(text: str, *, counts: Mapping[str, int] | None = None) -> str
     text = _CONTROL_RE.sub(" ", text)
     text = _HYPHEN_BREAK_RE.sub(lambda m: _hyphen_break(m, counts), text)
     return " ".join(text.split())
+
+
+# A glyph the font did not map (U+FFFD) inside a word: in older TeX papers the ligatures
+# ("MapReduce: Simpli\ufffded", "Programmers \ufffdnd the system easy").
+_LOST_IN_WORD = re.compile(r"[^\W\d_]*\ufffd[^\W\d_\ufffd]*(?:\ufffd[^\W\d_\ufffd]*)?")
+_LOST_FILLS = ("fi", "fl", "ff", "ffi", "ffl")
+
+
+def fill_lost_glyphs(text: str, vocabulary: Set[str]) -> str:
+    """``text`` with each word that holds one or two U+FFFD written as the word ``vocabulary``
+    (casefolded words of another reading of the same page) has when each is read as one
+    of the ligatures fi, fl, ff, ffi, ffl; a word with no such reading, or more than one,
+    stays as it is."""
+    def fill(m: re.Match[str]) -> str:
+        word = m.group()
+        if not any(c.isalpha() for c in word):
+            return word
+        found = {cand for cand in _fillings(word) if cand.casefold() in vocabulary}
+        return found.pop() if len(found) == 1 else word
+
+    return _LOST_IN_WORD.sub(fill, text) if "\ufffd" in text else text
+
+
+def _fillings(word: str) -> list[str]:
+    out = [word]
+    while "\ufffd" in out[0]:
+        out = [w.replace("\ufffd", fill, 1) for w in out for fill in _LOST_FILLS]
+    return out
 
 
 def word_counts(texts: Iterable[str]) -> Counter[str]:

@@ -44,6 +44,7 @@ from citeloom.structure.headings import (
     parse_numbering,
     section_kind,
 )
+from citeloom.structure.titles import title_head
 
 # A title line cut after one of these continues on the next line.
 _TITLE_OPEN_END = frozenset(["of", "the", "and", "for", "in", "on", "with", "to", "a", "an",
@@ -150,6 +151,13 @@ class HeadingSteps:
                 and nxt.text[:1].islower() and len(nxt.text.split()) <= 6):
             text = f"{text} {clean_text(nxt.text)}"
             nxt.content_layer = ContentLayer.FURNITURE
+        # ... or its first line, ending in a colon, right before it on the same page.
+        prev = body[pos - 1] if pos > 0 else None
+        if (prev is not None and type(prev) is TextItem and prev.prov and title.prov
+                and prev.prov[0].page_no == title.prov[0].page_no
+                and title_head(prev.text, text)):
+            text = f"{clean_text(prev.text)} {text}"
+            prev.content_layer = ContentLayer.FURNITURE
         new = self._replace(title, TitleItem, text=text)
         new.content_layer = ContentLayer.FURNITURE
         self.report.title = text

@@ -15,6 +15,7 @@ NOT_A_PERSON = re.compile(
     r"inc|ltd|ag|unit|"
     r"llc|gmbh|corporation|company|society|soci[ée]t[ée]|sociedad|gesellschaft|association|department|institute|editor\w*|"
     r"microsoft|google|ibm|amazon|nvidia|openai|deepmind|facebook|baidu|alibaba|tencent|huawei|"
+    r"meta|intel|anthropic|salesforce|bytedance|netflix|yahoo|xerox|siemens|"
     r"samsung|software|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
     r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
@@ -44,7 +45,8 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature)
+THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
+# the card suits: IEEE papers that mark affiliations with them)
 SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
@@ -172,11 +174,33 @@ _ORCID = re.compile(r"\s*[\[(]?\b\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b[\])]?")
 _ORDINAL = re.compile(rf"(?:^|(?<=,\s))[1-9](?:st|nd|rd|th)\s+(?=[{UPPER}])")
 
 
+# A byline set family name first, initials after (IUCr's journals): "Bajor, J. ac,
+# Tkaczuk, K.L. ac, Chruszcz, M. ac , Kagan, O. bc" (the letters are affiliations).
+_INVERTED_NAME = re.compile(
+    rf"([{UPPER}][^\W\d_]+(?:[- ][{UPPER}][^\W\d_]+)?),\s*((?:[{UPPER}]\.\s*-?\s*){{1,3}})"
+    rf"(?:[a-z]{{1,3}}\b|[\d{SYMBOLS}]+)?\s*(?:,|(?:and|&)\s|$)\s*")
+
+
+def _inverted(text: str) -> list[str]:
+    """The names of a byline set "Family, I." throughout (two at least), else none."""
+    names, pos = [], 0
+    text = re.sub(r"^(?:and|&)\s+", "", text.strip())
+    while pos < len(text):
+        m = _INVERTED_NAME.match(text, pos)
+        if m is None:
+            return []
+        if m.group(1).lower() not in PARTICLES and not NOT_A_PERSON.search(m.group(1)):
+            initials = " ".join(f"{c}." for c in re.findall(rf"[{UPPER}]", m.group(2)))
+            names.append(f"{m.group(1)}, {initials}")
+        pos = m.end()
+    return names if len(names) >= 2 else []
+
+
 def parse_byline(text: str) -> list[str]:
     """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
     the line does not read as a list of names (every part must)."""
     text = unglue_and(text)
-    text = re.sub(r"^\s*(?:authors?|written by|designers?|creators?)\s*:\s*", "", text,
+    text = re.sub(r"^\s*(?:authors?|author\(s\)|written by|designers?|creators?)\s*:\s*", "", text,
                   flags=re.IGNORECASE)
     text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
     # The addresses after the names: "… Kurt Konolige email: {grisetti,kuemmerl}@uni.de …"
@@ -185,8 +209,11 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub(r",?\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+", "", text)  # "John Verzani, jv@x.com"
     text = _ORCID.sub("", _IEEE_GRADE.sub("", " ".join(text.split())))
     text = _ORDINAL.sub("", text)
+    text = re.sub(r"\s*;\s*", ", ", text).rstrip(", ")  # "Tanya Strydom 1,2; Salomé …"
     if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
         return []
+    if inverted := _inverted(text):
+        return inverted
     # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
     text = _GROUP_LAST.sub("", re.sub(r"\s*\([^()]{0,60}\)", "", text))
     text = re.sub(r"\s*,\s*(?:editors?|eds?\.)$", "", text, flags=re.IGNORECASE)  # "…, Editor"

@@ -84,6 +84,7 @@ from citeloom.structure.headings import clean_text
 from citeloom.structure.levels import HeadingSteps
 from citeloom.text import (
     compound_forms,
+    fill_lost_glyphs,
     join_hyphen_break,
     normalize_text,
     repair_joined_compounds,
@@ -501,6 +502,7 @@ class Restructurer(HeadingSteps):
                 item.text = new
                 self.report.text_changed += 1
         if self.pdf_path is not None:
+            self._fill_lost_glyphs(editable)
             # The PDF says exactly which words were broken at a line end.
             self._restore_line_hyphens(editable, word_counts(t.text for t in editable))
             return
@@ -508,6 +510,28 @@ class Restructurer(HeadingSteps):
         forms = compound_forms(counts)
         for item in editable:
             new = repair_joined_compounds(item.text, counts, forms)
+            if new != item.text:
+                item.text = new
+                self.report.text_changed += 1
+
+    def _fill_lost_glyphs(self, items: list[TextItem]) -> None:
+        """Words with a glyph the parser could not map (U+FFFD: an old TeX font's "fi"
+        ligature, "Simpli\ufffded") spelt as PDFium reads the same page
+        (:func:`~citeloom.text.fill_lost_glyphs`)."""
+        from citeloom.convert.textlayer import page_text
+
+        words: dict[int, set[str]] = {}
+        for item in items:
+            if "\ufffd" not in item.text or not item.prov:
+                continue
+            page = item.prov[0].page_no
+            if page not in words:
+                try:
+                    layer = page_text(self.pdf_path, page, self.password)  # type: ignore[arg-type]
+                except Exception:  # noqa: BLE001 - no other reading: the words stay
+                    layer = ""
+                words[page] = {w.casefold() for w in re.findall(r"[^\W\d_]+", layer)}
+            new = fill_lost_glyphs(item.text, words[page])
             if new != item.text:
                 item.text = new
                 self.report.text_changed += 1

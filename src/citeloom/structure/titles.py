@@ -183,6 +183,7 @@ def document_title(doc: DoclingDocument, fallback: str) -> str:
     from docling_core.types.doc import DocItemLabel
 
     first_heading = None
+    before = ""  # the text item right before, on page 1
     for item, _level in doc.iterate_items():
         label = getattr(item, "label", None)
         text = " ".join(getattr(item, "text", "").split())
@@ -194,8 +195,17 @@ def document_title(doc: DoclingDocument, fallback: str) -> str:
         if (label == DocItemLabel.SECTION_HEADER and on_first_page and first_heading is None
                 and not is_boilerplate_heading(text) and plausible_title(text)
                 and not _NUMBERED.match(text)):
-            first_heading = text
+            first_heading = f"{before} {text}" if title_head(before, text) else text
+        before = text if label == DocItemLabel.TEXT and on_first_page else ""
     return first_heading or fallback
+
+
+def title_head(line: str, title: str) -> bool:
+    """Whether ``line``, right above a title, is the title's first line cut off by the
+    layout model: it ends in a colon, has two to eight words and the title's case
+    ("DATA ANALYSIS RECIPES:" over "USING MARKOV CHAIN MONTE CARLO")."""
+    return (line.rstrip().endswith(":") and 2 <= len(line.split()) <= 8
+            and line.isupper() == title.isupper() and line[:1].isupper())
 
 
 def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> str:

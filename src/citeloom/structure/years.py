@@ -18,8 +18,12 @@ YEAR = r"(1[89]\d\d|20\d\d)"
 # "© Author(s) 2013" (Copernicus), "Copyright, 2006 David M. Mount".
 # Old TeX fonts lose the circle: "c 2013 Society for Industrial and Applied Mathematics"
 # at a line's start.
+# The sign itself may stand before a holder of several words, the year after it: "©
+# Commonwealth of Australia 2000", "© The Author(s), under exclusive license to Springer
+# Nature Switzerland AG 2022" (no number between them).
 _COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)[,:]?\s*(?:[\w()]+\s+)?{YEAR}"
-                        rf"(?:\s*[-–—]\s*(?:{YEAR}|(\d\d)))?\b|^c\s?{YEAR}(?=\s+(?:by\s+)?[A-Z])",
+                        rf"(?:\s*[-–—]\s*(?:{YEAR}|(\d\d)))?\b|^c\s?{YEAR}(?=\s+(?:by\s+)?[A-Z])"
+                        rf"|©\s*(?:[^\W\d][\w().’'-]*,?\s+){{2,10}}{YEAR}\b",
                         re.IGNORECASE | re.MULTILINE)
 # "Published online: 10 January 2019", else "Accepted: 12 December 2018" (Nature prints
 # both; the first is the paper's year).
@@ -51,7 +55,7 @@ MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
 _DAYS = (rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–—]\s*(?:{MONTH}\s+)?\d{{1,2}}"
          rf"(?:st|nd|rd|th)?)?")
 _DAY, _MONTH_NO = r"(?:0?[1-9]|[12]\d|3[01])", r"(?:0?[1-9]|1[0-2])"
-DATE = re.compile(rf"\b(?:{MONTH},?\s+(?:{_DAYS},?\s+)?{YEAR}|"
+DATE = re.compile(rf"\b(?:{MONTH},?\s+(?:{_DAYS},?\s+)?{YEAR}|\d{{1,2}}-{MONTH}-{YEAR}|"
                    rf"\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:de\s+)?{MONTH},?\s+(?:de\s+)?{YEAR}|"
                    rf"{YEAR}[-/]{_MONTH_NO}[-/]{_DAY}|{_MONTH_NO}/{_DAY}/{YEAR}|"
                    rf"{_DAY}\.{_MONTH_NO}\.{YEAR})\b", re.IGNORECASE)
@@ -66,7 +70,9 @@ _ISSUE = re.compile(
     rf"\bVol(?:ume|\.)?\s*\d+\s*,\s*(?:No\.?|Number|Issue)\s*\d+\s*,?\s*(?:{MONTH}\s+)?"
     rf"\(?{YEAR}\)?|"
     # TUGboat's running head "TUGboat, Volume 32 (2011), No. 2" (a draft's "Volume 0" is none)
-    rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+", re.IGNORECASE)
+    rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+|"
+    # an IEEE letter before its issue: "VOL. XX, NO. XX, XX 2016"
+    rf"\bVOL\.\s*XX\s*,\s*NO\.\s*XX\s*,\s*(?:XX|{MONTH})\s+{YEAR}\b", re.IGNORECASE)
 # arXiv's side stamp: "arXiv:2206.01062v1 [cs.CL] 2 Jun 2022" (the category marks the stamp,
 # not a citation of another preprint).
 _ARXIV = re.compile(rf"arXiv:\s*[\w./-]+\s*\[[\w.\-]+\]\s*\d{{1,2}}\s+{MONTH}\s+{YEAR}\b"
@@ -105,6 +111,23 @@ _VENUE_YEAR = re.compile(
     r"EMNLP|NAACL|EACL|COLING|LREC|KDD|SIGIR|SIGMOD|VLDB|ICDE|WWW|CHI|UIST|CSCW|SOSP|OSDI|"
     r"NSDI|EuroSys|ASPLOS|ISCA|PLDI|POPL|OOPSLA|ICSE|FSE|CCS|NDSS|INTERSPEECH|ICASSP|"
     rf"AISTATS|UAI|COLT|MICCAI|ICRA|IROS|CoRL|ISMIR|RecSys|WSDM|CIKM)['’\s-]*{YEAR}\b")
+# The paper's own venue to come, on page 1 (often its running foot): "To appear in OSDI
+# 2004", "Accepted for publication in IEEE TPAMI, 2021"; a report's own line: "Google
+# Technical Report dapper-2010-1, April 2010".
+_TO_APPEAR = re.compile(rf"^(?:to\s+appear\s+in|accepted\s+(?:for\s+publication\s+)?(?:in|at|by))"
+                        rf"\s+[^\n]{{0,100}}?(?<!\d){YEAR}\b", re.IGNORECASE)
+_REPORT_LINE = re.compile(rf"\b(?:technical|research)\s+report\b[^\n]{{0,60}}?(?:{ANY_DATE})|"
+                          rf"^SAND\s?{YEAR}-\d{{3,5}}[A-Z]{{0,2}}$",  # Sandia's report number
+                          re.IGNORECASE)
+# A conference's short name with its year and dates, as ACM's first-page block prints it
+# (in a paragraph of any length): "SOSP’15, October 4–7, 2015, Monterey, CA".
+_CONF_TAG = re.compile(rf"\b[A-Z][A-Za-z]{{1,9}}\s?['’](\d\d)\s*,\s*(?i:{MONTH})\s+\d{{1,2}}\s*"
+                       rf"[-–—]\s*(?:(?i:{MONTH})\s+)?\d{{1,2}},?\s+{YEAR}\b")
+# ICML's and AISTATS's first-page footnote, which Docling may run into a paragraph:
+# "Proceedings of the 33rd International Conference on Machine Learning, New York, NY, USA,
+# 2016. JMLR: W&CP volume 48. Copyright 2016 by the author(s)."
+_PROC_NOTE = re.compile(rf"\bProceedings\s+of\s+the\s+\d+\s?(?:st|nd|rd|th)\s+[^\n]{{0,140}}?"
+                        rf"(?<!\d){YEAR}\.\s+(?:JMLR|PMLR|Copyright)\b")
 # A note about another version: "This article originally appeared in TUGboat Vol 13(4), 1992".
 _ELSEWHERE = re.compile(r"\b(?:appear\w*|original\w*|reprint\w*|adapted|based\s+on|"
                         r"extend\w*|see)\b", re.IGNORECASE)
@@ -269,10 +292,17 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
     if title and (year := _own_reference_year(text, title)):
         return year, PDF_TEXT
     for line in first_page or []:  # the conference's own line
+        m = _CONF_TAG.search(line)
+        if m and m.group(2).endswith(m.group(1)) and _year_ok(int(m.group(2))):
+            return int(m.group(2)), PDF_TEXT
+        m = _PROC_NOTE.search(line)
+        if m and _year_ok(int(m.group(1))):
+            return int(m.group(1)), PDF_TEXT
         if len(line) <= 250 and not re.search(r"\bet al\b|^\[\d+\]", line):
-            m = _CONF_RANGE.search(line) or _PROCEEDINGS.match(line)
+            m = _CONF_RANGE.search(line) or _PROCEEDINGS.match(line) or _TO_APPEAR.search(line)
             if not m and len(line) <= 200 and not _ELSEWHERE.search(line):
-                m = _JOURNAL_LINE.search(line) or _VENUE_YEAR.search(line)
+                m = (_JOURNAL_LINE.search(line) or _VENUE_YEAR.search(line)
+                     or _REPORT_LINE.search(line))
             year = m and next((int(g) for g in m.groups() if g), None)
             if year and _year_ok(year):
                 return year, PDF_TEXT
