@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping
 
 LIGATURES = {
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
@@ -145,19 +145,38 @@ _LOST_IN_WORD = re.compile(r"[^\W\d_]*\ufffd[^\W\d_\ufffd]*(?:\ufffd[^\W\d_\ufff
 _LOST_FILLS = ("fi", "fl", "ff", "ffi", "ffl")
 
 
-def fill_lost_glyphs(text: str, vocabulary: Set[str]) -> str:
-    """``text`` with each word that holds one or two U+FFFD written as the word ``vocabulary``
-    (casefolded words of another reading of the same page) has when each is read as one
-    of the ligatures fi, fl, ff, ffi, ffl; a word with no such reading, or more than one,
-    stays as it is."""
+def fill_lost_glyphs(text: str, reading: str) -> str:
+    """``text`` with each word that holds one or two U+FFFD written as ``reading`` (another
+    reading of the same page: PDFium's) has it, where exactly one of the ligatures fi, fl,
+    ff, ffi, ffl in its place makes a word that ``reading`` has beside the same neighbour
+    ("Programmers \ufffdnd the" -> "Programmers find the"). A lost symbol that no ligature
+    makes stays as it is, also where a ligature would make some word of the page
+    ("intervals \ufffdt" is "intervals Δt", not "intervals fit")."""
+    if "\ufffd" not in text:
+        return text
+    words = " " + " ".join(w.casefold() for w in _WORD_RE.findall(reading)) + " "
+
     def fill(m: re.Match[str]) -> str:
         word = m.group()
         if not any(c.isalpha() for c in word):
-            return word
-        found = {cand for cand in _fillings(word) if cand.casefold() in vocabulary}
+            return word  # a lost symbol alone, not a word's ligature
+        before = _WORD_RE.findall(text[:m.start()])[-1:]
+        after = _WORD_RE.findall(text[m.end():])[:1]
+        found = set()
+        for cand in _fillings(word):
+            low = cand.casefold()
+            if cand[1:] != low[1:]:
+                continue  # a ligature sits in a word in lower case (or after its capital)
+            if ((before and f" {before[0].casefold()} {low} " in words)
+                    or (after and f" {low} {after[0].casefold()} " in words)
+                    or (not before and not after and f" {low} " in words)):
+                found.add(cand)
         return found.pop() if len(found) == 1 else word
 
-    return _LOST_IN_WORD.sub(fill, text) if "\ufffd" in text else text
+    return _LOST_IN_WORD.sub(fill, text)
+
+
+_WORD_RE = re.compile(r"[^\W_]+")
 
 
 def _fillings(word: str) -> list[str]:

@@ -93,12 +93,16 @@ def test_a_titles_first_line_that_ends_in_a_colon() -> None:
 def test_a_lost_ligature_is_read_as_the_pages_other_reading_has_it() -> None:
     from citeloom.text import fill_lost_glyphs
 
-    page = {"mapreduce", "simplified", "programmers", "find", "office", "the", "of"}
-    text = "MapReduce: Simpli\ufffded. Programmers \ufffdnd the o\ufffdce \u201c\ufffd\u201d"
+    page = "MapReduce: Simplified. Programmers find the office “record” — we fit it"
+    text = "MapReduce: Simpli\ufffded. Programmers \ufffdnd the o\ufffdce \ufffdrecord\ufffd"
     assert fill_lost_glyphs(text, page) == \
-        "MapReduce: Simplified. Programmers find the office \u201c\ufffd\u201d"
-    # a word the other reading does not have stays as it is
+        "MapReduce: Simplified. Programmers find the office \ufffdrecord\ufffd"
+    # a word the other reading does not have stays as it is; so does one it has elsewhere
+    # but not beside this word's neighbours (Δt read as "fit")
     assert fill_lost_glyphs("a \ufffdsh", page) == "a \ufffdsh"
+    assert fill_lost_glyphs("time intervals \ufffdt here", page) == "time intervals \ufffdt here"
+    # a lost symbol alone, or before a capital, is no ligature
+    assert fill_lost_glyphs("x \ufffd y \ufffdQ z", "x ffi y ffQ z") == "x \ufffd y \ufffdQ z"
 
 
 def test_restructure_reads_a_lost_ligature_from_the_pdf(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -520,18 +520,18 @@ class Restructurer(HeadingSteps):
         (:func:`~citeloom.text.fill_lost_glyphs`)."""
         from citeloom.convert.textlayer import page_text
 
-        words: dict[int, set[str]] = {}
+        readings: dict[int, str] = {}
         for item in items:
             if "\ufffd" not in item.text or not item.prov:
                 continue
             page = item.prov[0].page_no
-            if page not in words:
+            if page not in readings:
                 try:
-                    layer = page_text(self.pdf_path, page, self.password)  # type: ignore[arg-type]
+                    readings[page] = page_text(self.pdf_path, page,  # type: ignore[arg-type]
+                                               self.password)
                 except Exception:  # noqa: BLE001 - no other reading: the words stay
-                    layer = ""
-                words[page] = {w.casefold() for w in re.findall(r"[^\W\d_]+", layer)}
-            new = fill_lost_glyphs(item.text, words[page])
+                    readings[page] = ""
+            new = fill_lost_glyphs(item.text, readings[page])
             if new != item.text:
                 item.text = new
                 self.report.text_changed += 1
