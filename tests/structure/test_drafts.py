@@ -20,9 +20,9 @@ from .test_pdfmeta_more import doc_with as _doc  # page 1 as these (label, text)
 Row = tuple[float, float, float, str]
 
 
-def _pdf(path: Path, rows: list[Row], extra: bytes = b"") -> Path:
-    """A one-page PDF (US letter) with these text runs (and ``extra`` content operators):
-    a real file PDFium reads."""
+def _pdf(path: Path, rows: list[Row], extra: bytes = b"", title: str = "") -> Path:
+    """A one-page PDF (US letter) with these text runs (and ``extra`` content operators,
+    and ``title`` in its info dictionary): a real file PDFium reads."""
     def esc(s: str) -> bytes:
         return s.encode("cp1252").replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(
             b")", b"\\)")
@@ -35,7 +35,8 @@ def _pdf(path: Path, rows: list[Row], extra: bytes = b"") -> Path:
                b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
                b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
                b"/Encoding /WinAnsiEncoding >>",
-               b"<< /Length %d >>\nstream\n" % len(ops) + ops + b"endstream"]
+               b"<< /Length %d >>\nstream\n" % len(ops) + ops + b"endstream",
+               b"<< /Title (" + esc(title) + b") >>"]
     out, offsets = b"%PDF-1.4\n", []
     for k, body in enumerate(objects, 1):
         offsets.append(len(out))
@@ -43,7 +44,7 @@ def _pdf(path: Path, rows: list[Row], extra: bytes = b"") -> Path:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
         len(objects) + 1, xref)
     path.write_bytes(out)
     return path

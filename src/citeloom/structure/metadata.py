@@ -35,8 +35,10 @@ from citeloom.structure.names import (
     SYMBOLS,
     THANKS,
     UPPER,
+    email_locals,
     parse_byline,
     person,
+    split_by_emails,
     unglue_and,
 )
 from citeloom.structure.titles import layer_title
@@ -50,7 +52,7 @@ from citeloom.structure.years import (
     paper_year,
 )
 from citeloom.system import pdf_info
-from citeloom.text import compose_accents
+from citeloom.text import compose_accents, fold_alnum
 
 
 def _page_texts(doc: Any, pages: int = 1) -> list[str]:
@@ -67,7 +69,9 @@ def _page_texts(doc: Any, pages: int = 1) -> list[str]:
 
 # Where the header (title, byline, date) ends: the abstract, contents or first section.
 _HEADER_END = re.compile(r"^(?:abstract|summary|contents|table of contents|keywords|"
-                         r"key words|(?:1\.?\s+|i\.\s+)?introduction|1\.?\s+[A-Z])\b",
+                         r"key words|(?:1\.?\s+|i\.\s+)?introduction|1\.?\s+[A-Z])\b|"
+                         # IEEE's section heads in capitals: "II. PHOTOPLETHYSMOGRAPHY AND …"
+                         r"^(?-i:[IVX]{1,4}\.\s+[A-Z]{2,}(?:\s+[A-Z]{2,})+)(?:\s|$)",
                          re.IGNORECASE)
 # The same, inside a line: page 1 given as one item ("<title> <names> Abstract This ...").
 _ABSTRACT_IN_LINE = re.compile(r"\s(?:Abstract|ABSTRACT|Summary|Keywords)\b")
@@ -382,7 +386,8 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     lines = [_DATED.sub("", ln) if re.search(r":|draft version", ln, re.IGNORECASE) else ln
              for ln in lines]
     for i, line in enumerate(lines):
-        names = parse_byline(line) or _run_by_citation(line, text)
+        names = (parse_byline(line) or _run_by_citation(line, text)
+                 or split_by_emails(line, email_locals(lines[i + 1:i + 4])))
         j = i + 1
         if (not names and j < len(lines) and _BROKEN.search(line)
                 and (names := parse_byline(f"{line} {lines[j]}"))):
@@ -443,6 +448,10 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     out: dict[str, Any] = {"metadata_source": {}}
     src = out["metadata_source"]
     bare, named = title_byline(title) if title else (title, [])
+    if named and path is not None and (whole := layer_title(path, password)) \
+            and fold_alnum(whole) == fold_alnum(title):
+        bare, named = title, []  # all of it set in the title's type: no byline in it
+        # ("… Network Using Edge AI and Spatially Synchronized Geotagging")
     if not named and title and path is not None and path.suffix.lower() == ".pdf":
         bare, named = run_on(title, path, password)
     if named and path is not None and title != path.stem:

@@ -5,6 +5,7 @@ names in order, as Zotero writes them (``Last, First``)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from citeloom.payload import PARTICLES, family_name
 
@@ -15,7 +16,7 @@ NOT_A_PERSON = re.compile(
     r"inc|ltd|ag|unit|"
     r"llc|gmbh|corporation|company|society|soci[ée]t[ée]|sociedad|gesellschaft|association|department|institute|editor\w*|"
     r"microsoft|google|ibm|amazon|nvidia|openai|deepmind|facebook|baidu|alibaba|tencent|huawei|"
-    r"meta|intel|anthropic|salesforce|bytedance|netflix|yahoo|xerox|siemens|"
+    r"meta|intel|anthropic|salesforce|bytedance|netflix|yahoo|xerox|siemens|sankt|"
     r"samsung|software|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
     r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"
@@ -45,8 +46,9 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
-# the card suits: IEEE papers that mark affiliations with them)
+THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
+# the card suits: IEEE papers that mark affiliations with them; "?": a mark its font did
+# not map, "M. Atature?")
 SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
@@ -166,7 +168,8 @@ def _split_run(part: str) -> list[str]:
 
 # IEEE's grade after a name: "John Smith, Senior Member, IEEE, and Jane Doe, Fellow, IEEE".
 _IEEE_GRADE = re.compile(r"\s*,\s*(?:(?:Life|Graduate|Student|Senior)\s+)*(?:Member|Fellow)"
-                         r"\s*,\s*IEEE\b")
+                         r"\s*,\s*IEEE\b|"  # and the other order: ", IEEE Student Member"
+                         r"\s*,\s*IEEE\s+(?:(?:Life|Graduate|Student|Senior)\s+)*(?:Member|Fellow)\b")
 # An ORCID after a name (Springer's LNCS): "John Smith1[0000-0002-1825-0097]".
 _ORCID = re.compile(r"\s*[\[(]?\b\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b[\])]?")
 
@@ -242,3 +245,64 @@ def parse_byline(text: str) -> list[str]:
             and not re.search(r"\b[A-Z]\.?(?:\s|$)", parts[0]):  # ("Mark van der Loo" is one)
         return []  # "John Kiplinger Valerie Yaw": two people on a line, or one? Not known.
     return [n for n in names if n]
+
+
+# The addresses under a byline: "{jacobdevlin,mingweichang,kentonl,kristout}@google.com",
+# "a.smith@uni.edu, bjones@x.org".
+_BRACED = re.compile(r"\{([^{}]+)\}\s*@")
+_ADDRESS = re.compile(r"([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
+
+
+def email_locals(lines: list[str]) -> list[str]:
+    """The local parts of the e-mail addresses on ``lines``, in order, letters only and in
+    lower case ("ming-wei.chang" -> "mingweichang")."""
+    found: list[str] = []
+    for line in lines:
+        found += [p for m in _BRACED.finditer(line) for p in m.group(1).split(",")]
+        found += [m.group(1) for m in _ADDRESS.finditer(_BRACED.sub(" @", line))]
+    return [re.sub(r"[^a-z]", "", p.lower()) for p in found if p.strip()]
+
+
+def split_by_emails(line: str, locals_: list[str]) -> list[str]:
+    """A run of names with nothing between them ("Jacob Devlin Ming-Wei Chang Kenton Lee
+    Kristina Toutanova", ACL's byline), split so that each name, two or three words, spells
+    its e-mail address's local part in the order the addresses come (the part starts with
+    the name's first letter, its letters follow in the name and reach its family name:
+    "kentonl", "kristout"); every word and every address used. Empty when no such split
+    exists."""
+    words = line.split()
+    k = len(locals_)
+    if (k < 2 or not 2 * k <= len(words) <= 3 * k or any(len(p) < 3 for p in locals_)
+            or not all(NAME_WORD.match(w) for w in words)):
+        return []
+
+    def spelt(short: str, group: list[str]) -> bool:
+        """``short`` starts with the group's first letter, its letters follow in the
+        group's, and the last of them falls in its last word (the family name)."""
+        parts = [re.sub(r"[^a-z]", "", _fold_name([w])) for w in group]
+        long, pos = "".join(parts), -1
+        for c in short:
+            pos = long.find(c, pos + 1)
+            if pos < 0:
+                return False
+        return short[:1] == long[:1] and pos >= len(long) - len(parts[-1])
+
+    def split(i: int, j: int) -> list[list[str]] | None:
+        if j == k:
+            return [] if i == len(words) else None
+        for n in (2, 3):
+            group = words[i:i + n]
+            if len(group) == n and spelt(locals_[j], group):
+                rest = split(i + n, j + 1)
+                if rest is not None:
+                    return [group, *rest]
+        return None
+
+    groups = split(0, 0)
+    names = [person(" ".join(g)) for g in groups or []]
+    return [n for n in names if n] if names and all(names) else []
+
+
+def _fold_name(words: list[str]) -> str:
+    text = unicodedata.normalize("NFKD", " ".join(words).lower())
+    return "".join(c for c in text if not unicodedata.combining(c))

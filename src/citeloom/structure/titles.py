@@ -46,6 +46,9 @@ def pdf_metadata_title(path: Path, password: str | None = None) -> str | None:
     from citeloom.system import pdf_info
 
     title = pdf_info(path, password).get("Title", "")
+    # A publisher's web page title, saved with the file: "<title> | SIAM Journal on Matrix
+    # Analysis and Applications | Vol. 45, No. 4 | Society for Industrial and …"
+    title = title.split(" | ")[0].strip()
     return title if plausible_title(title) else None
 
 

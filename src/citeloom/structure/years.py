@@ -25,11 +25,6 @@ _COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)[,:]?\s*(?:[\w()]+\s+)?{YEAR}"
                         rf"(?:\s*[-–—]\s*(?:{YEAR}|(\d\d)))?\b|^c\s?{YEAR}(?=\s+(?:by\s+)?[A-Z])"
                         rf"|©\s*(?:[^\W\d][\w().’'-]*,?\s+){{2,10}}{YEAR}\b",
                         re.IGNORECASE | re.MULTILINE)
-# "Published online: 10 January 2019", else "Accepted: 12 December 2018" (Nature prints
-# both; the first is the paper's year).
-_PUBLISHED = re.compile(rf"\bpublished(?: online)?\s*:?\s*(?:\w+\s+){{0,3}}{YEAR}\b",
-                        re.IGNORECASE)
-_ACCEPTED = re.compile(rf"\baccepted\s*:?\s*(?:\w+\s+){{0,3}}{YEAR}\b", re.IGNORECASE)
 # A journal's own citation of the paper: "Clinical Science (2014) 126, 305–313",
 # "International Psychogeriatrics (2014), 26:1", "... Outcomes 2010, 4:1". The volume
 # touches its comma or issue: "Morris (1992) 1 ," is a citation with a footnote mark.
@@ -50,6 +45,13 @@ MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
           r"novembre|d[ée]cembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember|"
           r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|"
           r"octubre|noviembre|diciembre)\.?")
+# "Published online: 10 January 2019", else "Accepted: 12 December 2018" (Nature prints
+# both; the first is the paper's year). Between the word and the year only a date's parts
+# ("Published on May 3, 2021"), not prose ("published in a 1917 Bulletin").
+_ON_DATE = (rf"(?:\s+on)?\s*:?\s*(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?(?:{MONTH},?\s+)?"
+            rf"(?:\d{{1,2}},?\s+)?")
+_PUBLISHED = re.compile(rf"\bpublished(?:\s+online)?{_ON_DATE}{YEAR}\b", re.IGNORECASE)
+_ACCEPTED = re.compile(rf"\baccepted{_ON_DATE}{YEAR}\b", re.IGNORECASE)
 # A date: "January 6, 2023", "June 2002", "5 June 2017", "3rd February 2023", "2023/01/06",
 # "2022-11-13", and a date line's "06/16/2014" (month first) or "16.06.2014".
 _DAYS = (rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–—]\s*(?:{MONTH}\s+)?\d{{1,2}}"
