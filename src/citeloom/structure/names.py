@@ -16,7 +16,7 @@ NOT_A_PERSON = re.compile(
     r"inc|ltd|ag|unit|"
     r"llc|gmbh|corporation|company|society|soci[ée]t[ée]|sociedad|gesellschaft|association|department|institute|editor\w*|"
     r"microsoft|google|ibm|amazon|nvidia|openai|deepmind|facebook|baidu|alibaba|tencent|huawei|"
-    r"meta|intel|anthropic|salesforce|bytedance|netflix|yahoo|xerox|siemens|sankt|"
+    r"meta|intel|anthropic|salesforce|bytedance|netflix|yahoo|xerox|siemens|sankt|credit|uc|"
     r"samsung|software|adobe|acrobat|word|latex|tex|writer|unknown|author|owner|springer|"
     r"elsevier|wiley|abstract|introduction|background|keywords|article|review|research|"
     r"open|access|correspondence|email|paper|report|study|edition|volume|chapter|series|"

@@ -324,6 +324,11 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
             return max(years), PDF_TEXT
     if year := _header_year(header or []):
         return year, PDF_TEXT
+    for line in first_page or []:  # a date on its own on page 1: its foot's "May 18, 2019"
+        m = DATE.fullmatch(line.strip(" .,;()"))  # (elsarticle's "Preprint for …, <date>")
+        year = m and next((int(g) for g in m.groups() if g), None)
+        if year and _year_ok(year):
+            return year, PDF_TEXT
     for line in first_page or []:  # "A dissertation submitted ... University of X 2008"
         m = _THESIS.search(line) and re.search(rf"\b(?:in|of|at)\b[^\n]{{0,80}}\b{YEAR}\.?$",
                                                line)
