@@ -439,19 +439,24 @@ class Restructurer(HeadingSteps):
                     return pos
         return None
 
+    def _prose_by_page(self, *, one_page: bool) -> dict[int, list[TextItem]]:
+        """The body's text items by their (first) page, in reading order: no code,
+        formula, table cell or figure text; ``one_page``: only items on a single page."""
+        pages: dict[int, list[TextItem]] = defaultdict(list)
+        for item in self._body_texts():
+            if item.prov and not (one_page and len({p.page_no for p in item.prov}) > 1) \
+                    and not isinstance(item, CodeItem | FormulaItem) \
+                    and not self._inside_float(item):
+                pages[item.prov[0].page_no].append(item)
+        return pages
+
     def drop_line_numbers(self) -> None:
         """A draft's margin line numbers out of the text beside them
         (:mod:`citeloom.structure.linenumbers`): only on pages whose text holds a run of
         them and whose PDF prints them down a margin; code and formulas keep theirs."""
         if self.pdf_path is None:
             return
-        pages: dict[int, list[TextItem]] = defaultdict(list)
-        for item in self._body_texts():
-            if item.prov and len({p.page_no for p in item.prov}) == 1 \
-                    and not isinstance(item, CodeItem | FormulaItem) \
-                    and not self._inside_float(item):
-                pages[item.prov[0].page_no].append(item)
-        for page_no, items in sorted(pages.items()):
+        for page_no, items in sorted(self._prose_by_page(one_page=True).items()):
             texts = [item.text for item in items]
             if not linenumbers.candidate(texts):
                 continue
@@ -471,11 +476,7 @@ class Restructurer(HeadingSteps):
         (:mod:`citeloom.structure.watermarks`)."""
         if self.pdf_path is None:
             return
-        pages: dict[int, list[TextItem]] = defaultdict(list)
-        for item in self._body_texts():
-            if item.prov and not isinstance(item, CodeItem | FormulaItem) \
-                    and not self._inside_float(item):
-                pages[item.prov[0].page_no].append(item)
+        pages = self._prose_by_page(one_page=False)
         for page_no in watermarks.suspect_pages({p: [t.text for t in items]
                                                  for p, items in pages.items()}):
             marks = watermarks.page_watermarks(self.pdf_path, page_no, self.password)
