@@ -36,6 +36,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from citeloom.convert.textlayer import Line as Piece  # text, (left, top, right, bottom)
+
 MIN_RUN = 5  # numbered lines in a column, one after the other
 MIN_DENSITY = 0.6  # numbers per line of text beside them (times the step)
 STEPS = (1, 2, 5, 10)  # every line numbered, or every 2nd, 5th, 10th (lineno's modulo)
@@ -46,7 +48,6 @@ _ALIGN = 6.0  # points: how far the left edges of two numbers in a row may diffe
 _LEAD = re.compile(r"^([1-9]\d{0,3})(?=\s|$)")
 _TOKEN = re.compile(r"(?<!\S)([1-9]\d{0,3})(?!\S)")
 
-Piece = tuple[str, tuple[float, float, float, float]]  # text, (left, top, right, bottom)
 Mark = tuple[float, float, int, int]  # top, left, value, index of its piece
 Line = tuple[tuple[str, ...], tuple[str, ...]]  # a numbered line's first and last words
 _NONE: Line = ((), ())

@@ -5,9 +5,8 @@ names in order, as Zotero writes them (``Last, First``)."""
 from __future__ import annotations
 
 import re
-import unicodedata
 
-from citeloom.payload import PARTICLES, family_name
+from citeloom.payload import PARTICLES, family_name, fold
 
 # Words that say an "author" is a publisher, a generator or an office, not a person.
 NOT_A_PERSON = re.compile(
@@ -279,7 +278,7 @@ def split_by_emails(line: str, locals_: list[str]) -> list[str]:
     def spelt(short: str, group: list[str]) -> bool:
         """``short`` starts with the group's first letter, its letters follow in the
         group's, and the last of them falls in its last word (the family name)."""
-        parts = [re.sub(r"[^a-z]", "", _fold_name([w])) for w in group]
+        parts = [re.sub(r"[^a-z]", "", fold(w)) for w in group]
         long, pos = "".join(parts), -1
         for c in short:
             pos = long.find(c, pos + 1)
@@ -302,7 +301,3 @@ def split_by_emails(line: str, locals_: list[str]) -> list[str]:
     names = [person(" ".join(g)) for g in groups or []]
     return [n for n in names if n] if names and all(names) else []
 
-
-def _fold_name(words: list[str]) -> str:
-    text = unicodedata.normalize("NFKD", " ".join(words).lower())
-    return "".join(c for c in text if not unicodedata.combining(c))

@@ -145,6 +145,7 @@ class Restructurer(HeadingSteps):
             self.pdf_path = None
         self.report = Report()
         self._title_text: str | None = None
+        self._layers: dict[int, list[Any]] = {}  # page -> the PDF's lines (``_layer``)
         self.paged = any(getattr(t, "prov", None) for t in doc.texts)
 
     def run(self) -> DoclingDocument:
@@ -439,6 +440,19 @@ class Restructurer(HeadingSteps):
                     return pos
         return None
 
+    def _layer(self, page_no: int) -> list[Any]:
+        """Page ``page_no``'s lines as PDFium reads them (``textlayer.page_lines``), read
+        once for the steps that compare Docling's text with them; none when unreadable."""
+        if page_no not in self._layers:
+            from citeloom.convert.textlayer import page_lines
+
+            try:
+                self._layers[page_no] = page_lines(self.pdf_path,  # type: ignore[arg-type]
+                                                   page_no, password=self.password)
+            except Exception:  # noqa: BLE001 - no other reading: the text stays as it is
+                self._layers[page_no] = []
+        return self._layers[page_no]
+
     def _prose_by_page(self, *, one_page: bool) -> dict[int, list[TextItem]]:
         """The body's text items by their (first) page, in reading order: no code,
         formula, table cell or figure text; ``one_page``: only items on a single page."""
@@ -460,7 +474,7 @@ class Restructurer(HeadingSteps):
             texts = [item.text for item in items]
             if not linenumbers.candidate(texts):
                 continue
-            lines = linenumbers.margin_numbers(self.pdf_path, page_no, self.password)
+            lines = linenumbers.numbered_column(self._layer(page_no))
             for item, where in zip(items, linenumbers.spans(texts, lines), strict=True):
                 if where:
                     item.text = linenumbers.cut(item.text, where).strip()
@@ -479,7 +493,7 @@ class Restructurer(HeadingSteps):
         pages = self._prose_by_page(one_page=False)
         for page_no in watermarks.suspect_pages({p: [t.text for t in items]
                                                  for p, items in pages.items()}):
-            marks = watermarks.page_watermarks(self.pdf_path, page_no, self.password)
+            marks = watermarks.across(self._layer(page_no))
             items = pages[page_no]
             for item, new in zip(items, watermarks.strip([t.text for t in items], marks),
                                  strict=True):
@@ -519,20 +533,11 @@ class Restructurer(HeadingSteps):
         """Words with a glyph the parser could not map (U+FFFD: an old TeX font's "fi"
         ligature, "Simpli\ufffded") spelt as PDFium reads the same page
         (:func:`~citeloom.text.fill_lost_glyphs`)."""
-        from citeloom.convert.textlayer import page_text
-
-        readings: dict[int, str] = {}
         for item in items:
             if "\ufffd" not in item.text or not item.prov:
                 continue
-            page = item.prov[0].page_no
-            if page not in readings:
-                try:
-                    readings[page] = page_text(self.pdf_path, page,  # type: ignore[arg-type]
-                                               self.password)
-                except Exception:  # noqa: BLE001 - no other reading: the words stay
-                    readings[page] = ""
-            new = fill_lost_glyphs(item.text, readings[page])
+            reading = " ".join(text for text, _ in self._layer(item.prov[0].page_no))
+            new = fill_lost_glyphs(item.text, reading)
             if new != item.text:
                 item.text = new
                 self.report.text_changed += 1

@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Iterable, Sequence
-from pathlib import Path
+
+from citeloom.convert.textlayer import Line as Piece  # text, (left, top, right, bottom)
 
 SPREAD = 10  # times the page's median line height, across and down
 _CAPS = re.compile(r"^([A-Z]{4,})\b|\b([A-Z]{4,})$")
 
-Piece = tuple[str, tuple[float, float, float, float]]  # text, (left, top, right, bottom)
 
 
 def across(pieces: Sequence[Piece]) -> list[str]:
@@ -30,16 +30,6 @@ def across(pieces: Sequence[Piece]) -> list[str]:
     return [" ".join(text.split()) for text, box in pieces
             if box[3] - box[1] > SPREAD * line and box[2] - box[0] > SPREAD * line
             and 1 <= len(text.split()) <= 3 and any(c.isalpha() for c in text)]
-
-
-def page_watermarks(path: Path, page_no: int, password: str | None = None) -> list[str]:
-    """:func:`across` on page ``page_no`` of the PDF at ``path``."""
-    from citeloom.convert.textlayer import page_lines
-
-    try:
-        return across(page_lines(path, page_no, password=password))
-    except Exception:  # noqa: BLE001 - an unreadable layer: nothing is taken out
-        return []
 
 
 def suspect_pages(pages: dict[int, Iterable[str]]) -> list[int]:
