@@ -16,6 +16,7 @@ when the document has an item, wins over all of this (``payload.merge_metadata``
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +166,8 @@ def title_byline(title: str) -> tuple[str, list[str]]:
         names = parse_byline(" ".join(words[start:]))
         if len(names) >= 2 and all(len(n.split()) <= 4 for n in names):
             return " ".join(words[:start]).rstrip(" ,;:"), names
+    # A working paper's note after the names: "… Emil Verner* [PRELIMINARY – COMMENTS WELCOME]"
+    words = re.sub(r"\s*\[[^\[\]]{3,60}\]$", "", " ".join(words)).split()
     for i in range(len(words) - 3, 1, -1):
         tail = " ".join(words[i:])
         if not re.search(r"\s(?:and|&)\s", tail):
@@ -173,6 +176,15 @@ def title_byline(title: str) -> tuple[str, list[str]]:
             continue  # not inside a name: "Sergei L. | Kosakovsky Pond 1 and Spencer V. Muse"
         names = parse_byline(tail)
         if len(names) >= 2 and all(len(n.split()) <= 3 for n in names):
+            if (re.fullmatch(r"[A-Z]\.", words[i]) and i >= 3 and not words[i - 1].endswith(",")
+                    and len(longer := parse_byline(" ".join(words[i - 1:]))) == len(names)):
+                names, i = longer, i - 1  # a given name before its initial: "Anna | B. Jones"
+            # the names before, each of two words closed by its comma: "Sergio Correia, |
+            # Stephan Luck, and Emil Verner" (not past an initial: "… the World J. Smith,")
+            while (i >= 4 and words[i - 1].endswith(",")
+                   and not re.fullmatch(r"[A-Z]\.|.*:", words[i - 3])  # nor a label's list
+                   and (more := person(" ".join(words[i - 2:i]).rstrip(",")))):
+                names, i = [more, *names], i - 2
             return " ".join(words[:i]).rstrip(" ,;:"), names
     return title, []
 
@@ -310,7 +322,9 @@ def _more_blocks(lines: list[str]) -> list[str]:
         names = read[i]
         if names and i + 1 < len(lines) and _AFFIL_LINE.match(lines[i + 1]):
             out += names
-        elif not names and not _AFFIL_LINE.match(line):
+        elif not names and not _AFFIL_LINE.match(line) and i > 0:
+            # (not the line right under the first block's names: its affiliation, "David R.
+            # Cheriton School of Computer Science, University of Waterloo")
             out += _lead_name(line) if re.search(r"\d|,", line) or len(line) > 40 else []
     return out
 
@@ -425,6 +439,21 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
 
 
 
+def _accented(names: list[str], text: str) -> list[str]:
+    """``names`` with each word the text layer gave without its accent ("Perez": the accent
+    was a glyph of its own beside the word) spelt as the first pages spell it ("Pérez")."""
+    spelt = {}
+    for word in re.findall(r"[^\W\d_]+", text):
+        if len(word) > 1 and not word.isascii() and (bare := _strip(word)).isascii():
+            spelt.setdefault(bare, word)
+    return [re.sub(r"[^\W\d_]+", lambda m: spelt.get(m.group(), m.group()), n) for n in names]
+
+
+def _strip(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word)
+                   if not unicodedata.combining(c))
+
+
 def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
     from citeloom.zotero.base import find_dois  # the DOI rules Zotero matching uses (normalised)
 
@@ -472,6 +501,7 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     if not authors and named:
         authors, how = named, PDF_TEXT
     if authors:  # once each: a byline and a correspondence line may both give a name
+        authors = _accented(authors, text)
         out["authors"], src["authors"] = list(dict.fromkeys(authors)), how
     year, how = paper_year(text, info, _header(first_page, title), first_page,
                            whole=" ".join(_page_texts(doc, 10_000)), title=title)

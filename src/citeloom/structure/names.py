@@ -31,7 +31,11 @@ NOT_A_PERSON = re.compile(
     # what a cover prints under a name: a post, a field
     r"lecturers?|assistants?|supervisors?|advis[eo]rs?|sciences?|engineering|informatics|"
     r"reports|area|layout|sketch|biographical|lab|programm?e?s?|titularis|"
-    r"information\w*|cancer|medical|memorial|labs|national)\b",
+    r"information\w*|cancer|medical|memorial|labs|national|"
+    # a post or a place printed under a name: "Independent Researcher", "Sagan Fellow",
+    # "Federal Reserve Board", "Mountain View"
+    r"independent|researchers?|scientists?|scholars?|fellows?|postdoc\w*|students?|"
+    r"candidate|board|reserve|bank|view|city|heights)\b",
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -45,9 +49,9 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
+THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
 # the card suits: IEEE papers that mark affiliations with them; "?": a mark its font did
-# not map, "M. Atature?")
+# not map, "M. Atature?"; "◦": "Ramon Pires ◦")
 SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
@@ -90,7 +94,7 @@ _DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?
 _SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?=\s*(?:,|and\b|&|$))")
 # Capitals a name starts with: Latin with its accents ("Á. Bakos", "Łukasz"), Greek, Cyrillic.
 UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞİŁŃŇŐŒŘŚŞŠŢŤŮŰŸŹŻŽΆΈ-ΏΑ-ΩЀ-Я"
-NAME_WORD = re.compile(rf"^(?:[{UPPER}][.]?|(?:[{UPPER}]\.){{2,}}|"
+NAME_WORD = re.compile(rf"^(?:[{UPPER}][.]?|(?:[{UPPER}]\.){{2,}}|(?:[{UPPER}]\.)+[{UPPER}]|"
                        rf"[{UPPER}][^\W\d_]*(?:[-'’][{UPPER}]?[^\W\d_]+)*\.?)$")
 # Endings of nouns that no family name has ("Enrichment", "Estimation", "Methodology").
 _NOUN_END = re.compile(r"(?:[a-z]{4}ment|[a-z]{3}ism|[a-z]{2}tions?|[a-z]{2}sions?|ology|ysis"
@@ -102,6 +106,10 @@ _NO_VOWEL = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{3,}\.?")  # Latin co
 _PATRONYMIC = re.compile(r"[A-ZÁÉÍÓÚ][a-záéíóúñ]+[eé]z")
 # A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee).
 _CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
+
+
+# Family names spelt like a particle: Chinese Di and Du, Vietnamese Le and Do.
+_SHORT_FAMILY = frozenset({"Di", "Du", "Le", "Do"})
 
 
 def person(name: str) -> str | None:
@@ -126,8 +134,11 @@ def person(name: str) -> str | None:
         return None  # "JavaScript", "PubTabNet": a product, not a person
     if any(_NOUN_END.search(w) or _NO_VOWEL.fullmatch(w) for w in words):
         return None  # "Gene Set Enrichment", a title's nouns; "Bdbh", a font's glyph codes
-    if words[-1].lower() in PARTICLES or len(words[-1].rstrip(".")) < 2:
-        return None  # a family name is not an initial
+    if (words[-1].lower() in PARTICLES and not (len(words) == 2 and words[-1] in _SHORT_FAMILY)
+            or len(words[-1].rstrip(".")) < 2):
+        return None  # a family name is not an initial, nor a particle (but "Yi Di", "Bo Du")
+    if "AI" in words:
+        return None  # a company: "Pine AI"
     if len(words) == 2 and re.fullmatch(r"[A-Z]", words[0]):
         return None  # a bare letter is no given name under a title: "R Enthusiasts"
     if (re.fullmatch(r"[A-Z]{3,}", words[0])
@@ -198,6 +209,12 @@ def _inverted(text: str) -> list[str]:
     return names if len(names) >= 2 else []
 
 
+# An accent old TeX fonts set as a glyph of its own, which the text layer puts beside the
+# word rather than over its letter: "Aaron van den Oord ¨", "Moustapha Cisse´".
+_LOOSE_ACCENT = re.compile(r"(?:(?<=\s)|^|(?<=[^\W\d_]))[\u00a8\u00b4\u00b8\u02c6-\u02dd`\u00af]+"
+                           r"(?=\s|$|[,;])")
+
+
 def parse_byline(text: str) -> list[str]:
     """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
     the line does not read as a list of names (every part must)."""
@@ -205,6 +222,7 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub(r"^\s*(?:authors?|author\(s\)|written by|designers?|creators?)\s*:\s*", "", text,
                   flags=re.IGNORECASE)
     text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
+    text = _LOOSE_ACCENT.sub("", text)  # "Jill-Jenn Vie, ˆ 1", "Sebastien Jean ´"
     # The addresses after the names: "… Kurt Konolige email: {grisetti,kuemmerl}@uni.de …"
     text = re.sub(r"\s*\b(?:e-?mails?|contact)\s*:.*$", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"

@@ -125,6 +125,10 @@ _REPORT_LINE = re.compile(rf"\b(?:technical|research)\s+report\b[^\n]{{0,60}}?(?
 # (in a paragraph of any length): "SOSP’15, October 4–7, 2015, Monterey, CA".
 _CONF_TAG = re.compile(rf"\b[A-Z][A-Za-z]{{1,9}}\s?['’](\d\d)\s*,\s*(?i:{MONTH})\s+\d{{1,2}}\s*"
                        rf"[-–—]\s*(?:(?i:{MONTH})\s+)?\d{{1,2}},?\s+{YEAR}\b")
+# AAAI's and IJCAI's header: "The Thirty-Third AAAI Conference on Artificial Intelligence
+# (AAAI-19)" (a two-digit year).
+_CONF_PAREN = re.compile(r"\bConference\b[^()\n]{0,120}\(\s*[A-Z][A-Za-z]{1,9}[-–\s'’]?"
+                         r"(\d\d)\s*\)")
 # ICML's and AISTATS's first-page footnote, which Docling may run into a paragraph:
 # "Proceedings of the 33rd International Conference on Machine Learning, New York, NY, USA,
 # 2016. JMLR: W&CP volume 48. Copyright 2016 by the author(s)."
@@ -300,6 +304,9 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
         m = _PROC_NOTE.search(line)
         if m and _year_ok(int(m.group(1))):
             return int(m.group(1)), PDF_TEXT
+        m = _CONF_PAREN.search(line) if len(line) <= 250 else None
+        if m and (_year_ok(year := 2000 + int(m.group(1))) or _year_ok(year := year - 100)):
+            return year, PDF_TEXT
         if len(line) <= 250 and not re.search(r"\bet al\b|^\[\d+\]", line):
             m = _CONF_RANGE.search(line) or _PROCEEDINGS.match(line) or _TO_APPEAR.search(line)
             if not m and len(line) <= 200 and not _ELSEWHERE.search(line):

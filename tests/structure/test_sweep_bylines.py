@@ -1,0 +1,65 @@
+"""Bylines and years as 125 papers nobody here had read print them (the accepted papers of
+the heldout19-21 draws that the walks did not take; docs/DECISIONS.md "What a sweep of
+125 unread papers showed"). Each string is a real PDF's text-layer row."""
+
+import pytest
+
+from citeloom.structure.metadata import _accented, title_byline
+from citeloom.structure.names import parse_byline, person
+from citeloom.structure.years import paper_year
+
+
+@pytest.mark.parametrize("row, want", [
+    # a post, an office or a place printed under a name is no person
+    ("Independent Researcher", []),
+    ("Sagan Fellow", []),
+    ("Mountain View", []),
+    ("Pine AI", []),
+    ("Federal Reserve Board", []),
+    # an accent set as a glyph of its own beside its word (old TeX fonts)
+    ("Jill-Jenn Vie, ˆ 1 Hisashi Kashima 1 2", ["Vie, Jill-Jenn", "Kashima, Hisashi"]),
+    ("Sebastien Jean ´", ["Jean, Sebastien"]),
+    ("Moustapha Cisse´ 1, David Grangier 1", ["Cisse, Moustapha", "Grangier, David"]),
+    # "◦" and "•" as affiliation marks
+    ("Afonso Menegola †‡, Michel Fornaciali †‡, Ramon Pires ◦ , Flavia Vasques Bittencourt ´ • ,"
+     " Sandra Avila † , Eduardo Valle †∗",
+     ["Menegola, Afonso", "Fornaciali, Michel", "Pires, Ramon", "Bittencourt, Flavia Vasques",
+      "Avila, Sandra", "Valle, Eduardo"]),
+    # Elsevier's letters, and a Chinese family name spelt like a particle
+    ("Fujin Wang a,b,∗ , Zhi Zhai a,b,∗ , Zhibin Zhao a,b,∗∗, Yi Di a,b, Xuefeng Chen a,b,∗∗",
+     ["Wang, Fujin", "Zhai, Zhi", "Zhao, Zhibin", "Di, Yi", "Chen, Xuefeng"]),
+    # initials without their last full stop
+    ("Ahmed G.A.H Ahmed", ["Ahmed, Ahmed G.A.H"]),
+])
+def test_sweep_rows(row, want):
+    assert parse_byline(row) == want
+
+
+def test_a_particle_is_still_no_family_name():
+    assert person("Pierre de") is None
+    assert person("Bo Du") == "Du, Bo"
+
+
+def test_names_before_the_and_list_each_closed_by_a_comma():
+    title, names = title_byline(
+        "Pandemics Depress the Economy, Public Health Interventions Do Not: Evidence from the "
+        "1918 Flu Sergio Correia, Stephan Luck, and Emil Verner * [PRELIMINARY – COMMENTS "
+        "WELCOME]")
+    assert title.endswith("from the 1918 Flu")
+    assert names == ["Correia, Sergio", "Luck, Stephan", "Verner, Emil"]
+    # a given name before its initial stays with its name
+    title, names = title_byline("A Study of Things in the World J. Smith, Anna B. Jones, and "
+                                "Emil Verner")
+    assert names[-2:] == ["Jones, Anna B.", "Verner, Emil"]
+
+
+def test_accents_the_rows_lost_come_back_from_the_page_text():
+    text = "Audio Style Transfer Eric Grinstein, Alexey Ozerov and Patrick Pérez Technicolor Å"
+    assert _accented(["Perez, Patrick", "Savchenko, A."], text) == ["Pérez, Patrick",
+                                                                    "Savchenko, A."]
+
+
+def test_aaai_header_year():
+    line = "The Thirty-Third AAAI Conference on Artificial Intelligence (AAAI-19)"
+    assert paper_year("", {}, [], [line]) == (2019, "pdf-text")
+    assert paper_year("", {}, [], ["Workshop notes (ABC-19)"]) == (None, None)
