@@ -63,3 +63,62 @@ def test_aaai_header_year():
     line = "The Thirty-Third AAAI Conference on Artificial Intelligence (AAAI-19)"
     assert paper_year("", {}, [], [line]) == (2019, "pdf-text")
     assert paper_year("", {}, [], ["Workshop notes (ABC-19)"]) == (None, None)
+
+
+def test_a_kind_and_its_year_under_the_title():
+    assert paper_year("", {}, ["Preliminary report — 2026"], []) == (2026, "pdf-text")
+    assert paper_year("", {}, ["Working paper, 2019"], []) == (2019, "pdf-text")
+    assert paper_year("", {}, ["Model report — 2026 results"], []) == (None, None)
+
+
+@pytest.mark.parametrize("row, want", [
+    # REVTeX's marks after the comma, and "O' Neale" with its stray space
+    ("Chakresh Kr. Singh, ∗ Demival Vasques Filho, † Shivakumar Jolad, ‡ and Dion O' Neale §",
+     ["Singh, Chakresh Kr.", "Vasques Filho, Demival", "Jolad, Shivakumar", "O'Neale, Dion"]),
+    # a generation suffix with an affiliation's letter after it
+    ("Murray Campbell a,∗, A. Joseph Hoane Jr. b, Feng-hsiung Hsu c",
+     ["Campbell, Murray", "Hoane, A. Joseph", "Hsu, Feng-hsiung"]),
+    # the first of two Spanish family names
+    ("Jose María Ezquiaga, Juan García-Bellido and Ester Ruiz Morales",
+     ["Ezquiaga, Jose María", "García-Bellido, Juan", "Ruiz Morales, Ester"]),
+    ("Juan Carlos Ruiz", ["Ruiz, Juan Carlos"]),
+    # a form's labels (Springer's chapter metadata page)
+    ("Given Name, Jia R.", []),
+    ("Copyright Year, 2021", []),
+])
+def test_h22_rows(row, want):
+    assert parse_byline(row) == want
+
+
+def test_a_joss_byline_broken_inside_names_over_three_rows():
+    from citeloom.structure.metadata import _authors
+
+    rows = ["omock: A R package for Mock Data Generation",
+            "Mike Du 1 , Núria Mercadé-Besora 1 , Marta Alcalde-Herraiz 1 , Xihang",
+            "Chen 1 , Yuchen Guo 1 , Kim López-Güell 1 , Edward Burn 1 , and Martí",
+            "Català 1¶",
+            "1 Health Data Sciences Group, Nuffield Department of Orthopaedics, Rheumatology and",
+            "DOI: 10.21105/joss.08178"]
+    names, _ = _authors(rows, {}, "", rows[0])
+    assert names == ["Du, Mike", "Mercadé-Besora, Núria", "Alcalde-Herraiz, Marta",
+                     "Chen, Xihang", "Guo, Yuchen", "López-Güell, Kim", "Burn, Edward",
+                     "Català, Martí"]
+
+
+def test_cover_pages_iop_and_scholarone():
+    from citeloom.structure.metadata import _authors
+
+    iop = ("To cite this article: A Bogdanchikov et al 2013 J. Phys.: Conf. Ser. 423 012027\n"
+           "View the article online for updates and enhancements.")
+    assert _authors([], {}, iop, "Python to learn programming") == (["Bogdanchikov, A."],
+                                                                    "pdf-text")
+    assert paper_year(iop, {}) == (2013, "pdf-text")
+    rows = ["Journal: Part E: Journal of Process Mechanical Engineering",
+            "Manuscript ID JPME-22-0830",
+            "Complete List of Authors: Amirzadeh, Hamidreza; Amirkabir University, Mechanical "
+            "Engineering", "Department",
+            "Heidari, Mohammad; Amirkabir University, Mechanical Engineering",
+            "Bahrami, Mohsen; Amirkabir University of Technology",
+            "Keywords: Gait phase detection, Rehabilitation, Inertial Measurement Unit, Machine"]
+    assert _authors(rows, {}, "", "Gait Event Detection")[0] == [
+        "Amirzadeh, Hamidreza", "Heidari, Mohammad", "Bahrami, Mohsen"]

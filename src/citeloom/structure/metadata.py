@@ -48,6 +48,7 @@ from citeloom.structure.years import (
     CITATION,
     DATE,
     FAMILY,
+    IOP_CITE,
     SELF_CITE,
     YEAR,
     paper_year,
@@ -96,7 +97,7 @@ _INSTITUTION_NEXT = re.compile(r"^(?:foundation|institut\w*|cent(?:er|re)|memori
 
 # A byline's line that ends in a given name, its family name on the next line, or that
 # ends in its "and" or a comma, the next name on the next line.
-_BROKEN = re.compile(rf"(?:,|\band|&)\s*(?:[{UPPER}][^\W\d_]*\.?)?$")
+_BROKEN = re.compile(rf"(?:,|\band|&)(?:\s*[{UPPER}][^\W\d_]*\.?){{0,2}}\s*$")
 # Where the people named are not the authors: a thesis's supervisor and jury, an editor.
 _OTHERS = re.compile(r"\b(?:jury|direction|supervis\w*|advis[eo]rs?|committee|rapporteurs?|"
                      r"examin\w*|editors?|edited\s+by|reviewed\s+by|reviewers?|referees?|"
@@ -380,6 +381,36 @@ def _split_by_families(words: list[str], families: list[str]) -> list[str]:
     return []
 
 
+# A name at the start of a line of ScholarOne's list, "Family, Given; affiliation".
+_LISTED = re.compile(rf"^(?:Complete List of Authors:\s*)?([{UPPER}][^\W\d_'’-]*(?:[-'’ ]"
+                     rf"[{UPPER}][^\W\d_]*)*),\s*([{UPPER}][^;,]{{0,40}}?)\s*;")
+
+
+def _listed(lines: list[str]) -> list[str]:
+    """The names of ScholarOne's "Complete List of Authors", to its "Keywords"."""
+    names = []
+    for line in lines:
+        if re.match(r"Keywords\b", line, re.IGNORECASE) and names:
+            break
+        if (m := _LISTED.match(line)) and (name := person(f"{m.group(2)} {m.group(1)}")):
+            names.append(name)
+    return names
+
+
+def _joined(lines: list[str], i: int) -> tuple[list[str], int]:
+    """The names of ``lines[i]``, joined with the next line or two where the byline breaks
+    inside a name ("…, and Alireza" / "Zolanvari 2") or after its "and" or comma ("…,
+    David W. Hogg 3,4,5 , and" / "Soledad Villar 1,6,7"; JOSS's "…, Xihang" / "Chen 1 ,
+    …, and Martí" / "Català 1¶"), and the index of the line after them; none and
+    ``i + 1`` when they do not read as names."""
+    joined, j = lines[i], i + 1
+    names = parse_byline(joined)
+    while not names and j < min(len(lines), i + 3) and _BROKEN.search(joined):
+        joined, j = f"{joined} {lines[j]}", j + 1
+        names = parse_byline(joined)
+    return (names, j) if names else ([], i + 1)
+
+
 def _families(names: list[str]) -> set[str]:
     return {_fold(family_name(n)) for n in names}
 
@@ -394,6 +425,13 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         names = parse_byline(m.group("names"))
         if names:
             return names, PDF_TEXT
+    for m in IOP_CITE.finditer(text):  # "A Bogdanchikov et al", "Y Prasetyo, B D Yuwono"
+        cited = re.sub(r"\s+et\s+al\.?$", "", m.group("names"))
+        if names := parse_byline(re.sub(rf"\b([{UPPER}])(?=\s)", r"\1.", cited)):
+            return names, PDF_TEXT
+    for i, line in enumerate(first_page):  # ScholarOne's review copy: "Complete List of
+        if line.startswith("Complete List of Authors:"):  # Authors: Family, Given; Place"
+            return _listed(first_page[i:i + 20]), PDF_TEXT
     found: list[str] = []
     tw = _title_words(title)
     lines = [ln for ln in _header(first_page, title) if not _like_title(ln, tw)]
@@ -403,16 +441,13 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         names = (parse_byline(line) or _run_by_citation(line, text)
                  or split_by_emails(line, email_locals(lines[i + 1:i + 4])))
         j = i + 1
-        if (not names and j < len(lines) and _BROKEN.search(line)
-                and (names := parse_byline(f"{line} {lines[j]}"))):
-            j += 1  # a byline broken inside a name: "…, and Alireza" / "Zolanvari 2";
-            # or after its "and": "…, David W. Hogg 3,4,5 , and" / "Soledad Villar 1,6,7"
+        if not names:
+            names, j = _joined(lines, i)
         if not names and i < 3:  # a title the title finder missed, then its byline
             head, names = title_byline(line)  # not "Former team members: A and B",
             names = [] if re.search(r"[:,]", head) else names  # "A, based on … B and C"
-        while names and j < len(lines) and parse_byline(lines[j]):  # over two lines
-            names += parse_byline(lines[j])
-            j += 1
+        while names and j < len(lines) and (more := _joined(lines, j))[0]:  # more lines
+            names, j = names + more[0], more[1]
         if names:
             found = names + _more_blocks(lines[j:])
             break

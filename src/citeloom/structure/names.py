@@ -35,7 +35,8 @@ NOT_A_PERSON = re.compile(
     # a post or a place printed under a name: "Independent Researcher", "Sagan Fellow",
     # "Federal Reserve Board", "Mountain View"
     r"independent|researchers?|scientists?|scholars?|fellows?|postdoc\w*|students?|"
-    r"candidate|board|reserve|bank|view|city|heights)\b",
+    r"candidate|board|reserve|bank|view|city|heights|"
+    r"given|prefix|suffix|particle|title|book|copyright|year|name|family)\b",  # a form's labels
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -91,7 +92,8 @@ _PLACE_FIRST = (r"(?:San|Santa|Santo|São|Sao|Palo|Ann|Saint|St\.?|Fort|Port|Rio
 _DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?\s?D|"
                      r"Ph\.?\s?D|D\.?\s?Phil|MPH|MBA|R\.?N)\.?(?=\s*(?:,|and\b|&|$))")
 # Generation suffixes: "William J. Hansen Jr", "John H. Lienhard V".
-_SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?=\s*(?:,|and\b|&|$))")
+_SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?:\s+[a-z](?=\s*,))?"  # "Jr. b,": a mark
+                     r"(?=\s*(?:,|and\b|&|$))")
 # Capitals a name starts with: Latin with its accents ("Á. Bakos", "Łukasz"), Greek, Cyrillic.
 UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞİŁŃŇŐŒŘŚŞŠŢŤŮŰŸŹŻŽΆΈ-ΏΑ-ΩЀ-Я"
 NAME_WORD = re.compile(rf"^(?:[{UPPER}][.]?|(?:[{UPPER}]\.){{2,}}|(?:[{UPPER}]\.)+[{UPPER}]|"
@@ -104,10 +106,23 @@ _NO_VOWEL = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{3,}\.?")  # Latin co
 # A Spanish patronymic before the last word is the first of two family names ("Leslie
 # Pérez Cáceres"); a given name is not one.
 _PATRONYMIC = re.compile(r"[A-ZÁÉÍÓÚ][a-záéíóúñ]+[eé]z")
+# Spanish family names that come first of two ("Ester Ruiz Morales"), besides the
+# patronymics in -ez; not those that are given names too (Martín, Cruz, Santos, León), nor
+# those Portuguese names share (Ramos, Castro, Torres: "Lia Ramos Mota" is Mota).
+_SPANISH = frozenset({
+    "García", "Ruiz", "Díaz", "Moreno", "Muñoz", "Romero", "Alonso", "Navarro", "Serrano",
+    "Blanco", "Molina", "Morales", "Ortega", "Delgado", "Ortiz", "Rubio", "Marín", "Sanz",
+    "Iglesias", "Medina", "Garrido", "Cortés", "Castillo", "Lozano", "Guerrero", "Cano",
+    "Prieto", "Calvo", "Gallego", "Herrera", "Peña", "Cabrera", "Fuentes", "Carrasco",
+    "Caballero", "Aguilar", "Pascual", "Herrero", "Montero", "Hidalgo", "Durán", "Vargas",
+    "Rojas", "Mendoza", "Espinosa", "Salazar", "Guzmán", "Villanueva", "Gallardo", "Sáez",
+    "Crespo", "Arias", "Carmona", "Velasco"})
 # A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee).
 _CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
 
 
+# Portuguese suffixes a family name ends in: "Demival Vasques Filho", "Joel Larocca Neto".
+_FAMILY_SUFFIX = frozenset({"Filho", "Neto", "Sobrinho", "Júnior"})
 # Family names spelt like a particle: Chinese Di and Du, Vietnamese Le and Do.
 _SHORT_FAMILY = frozenset({"Di", "Du", "Le", "Do"})
 
@@ -156,8 +171,10 @@ def person(name: str) -> str | None:
         fam, given = words[1], words[0]  # "Le Shu", "Bin Zhang": a given name, not a particle
     if not given:
         return None  # "di Giove": a particle and a word, no given name
+    if fam in _FAMILY_SUFFIX and len(given.split()) >= 2:
+        fam, given = f"{given.split()[-1]} {fam}", " ".join(given.split()[:-1])
     spanish = given.split()
-    if len(spanish) >= 2 and _PATRONYMIC.fullmatch(spanish[-1]):
+    if len(spanish) >= 2 and (_PATRONYMIC.fullmatch(spanish[-1]) or spanish[-1] in _SPANISH):
         fam, given = f"{spanish[-1]} {fam}", " ".join(spanish[:-1])  # "Pérez Cáceres"
     return f"{fam}, {given}"
 
@@ -223,6 +240,7 @@ def parse_byline(text: str) -> list[str]:
                   flags=re.IGNORECASE)
     text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
     text = _LOOSE_ACCENT.sub("", text)  # "Jill-Jenn Vie, ˆ 1", "Sebastien Jean ´"
+    text = re.sub(rf"\b([OD]['’])\s+(?=[{UPPER}])", r"\1", text)  # "Dion O' Neale"
     # The addresses after the names: "… Kurt Konolige email: {grisetti,kuemmerl}@uni.de …"
     text = re.sub(r"\s*\b(?:e-?mails?|contact)\s*:.*$", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
@@ -253,7 +271,8 @@ def parse_byline(text: str) -> list[str]:
     parts = re.split(r"\s*,\s*(?:(?i:and)\s+|&\s*)?|\s+(?:(?i:and)|&|und|et|y|e)\s+"
                      r"|\s*[·•∙⋅|]\s*", text)
     # Marks before a name ("Anna Sundström, 1 Michael Rönnlund") go too.
-    parts = [re.sub(rf"^(?:{MARKERS}\s*)+", "", p) for p in parts]
+    # (REVTeX sets them after the comma: "Chakresh Kr. Singh, ∗ Demival …, ‡ and Dion …")
+    parts = [re.sub(rf"^(?:{MARKERS}\s*)+(?:(?i:and)\s+|&\s*)?", "", p) for p in parts]
     parts = [q for p in parts if p.strip() for q in _split_run(p)]
     names = [person(p) for p in parts]
     if not names or any(n is None for n in names):

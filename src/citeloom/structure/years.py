@@ -63,6 +63,11 @@ DATE = re.compile(rf"\b(?:{MONTH},?\s+(?:{_DAYS},?\s+)?{YEAR}|\d{{1,2}}-{MONTH}-
                    rf"{_DAY}\.{_MONTH_NO}\.{YEAR})\b", re.IGNORECASE)
 # A thesis's place and year: "Budapest, 2022".
 _PLACE_YEAR = re.compile(rf"^[A-Z][^\W\d_]+(?:[ -][A-Z][^\W\d_]+)?,\s*{YEAR}$")
+# A document's kind and its year under the title: "Preliminary report — 2026", "Working
+# paper, 2019".
+_KIND_YEAR = re.compile(rf"^(?:[A-Z][a-z]+\s+)?(?i:report|preprint|draft|working\s+paper|"
+                        rf"manuscript|technical\s+(?:report|note)|white\s+paper)"
+                        rf"\s*[—–:,-]\s*{YEAR}$")
 # A journal's issue line: JSS "May 2004, Volume 11, Issue 9", "Volume 11, Issue 9 ...
 # 2004"; R News "Vol. 2/2, June 2002"; "Vol. 12, No. 3, March 2019".
 _ISSUE = re.compile(
@@ -89,6 +94,10 @@ SELF_CITE = re.compile(
     rf"(?:ACM Reference Format|Reference Format|Cite this (?:article|paper|chapter)(?: as)?|"
     rf"To cite this (?:article|paper)|Please cite (?:this (?:article|paper) )?as)\s*:\s*"
     rf"(?P<names>[^\n]{{3,600}}?)\s*(?:\.\s+|\s\()(?P<year>{YEAR})\)?[.,]", re.IGNORECASE)
+# IOP's cover page: "To cite this article: A Bogdanchikov et al 2013 J. Phys.: Conf. Ser. 423
+# 012027" (initials without full stops, the year with no mark around it).
+IOP_CITE = re.compile(rf"To cite this article\s*:\s*(?P<names>[^\n]{{3,300}}?)\s+"
+                      rf"(?P<year>{YEAR})\s+[A-Z][\w.]*[.:]?\s")
 # A conference's own line (a running head or first-page footer): a date with a range of
 # days ("June 03–05, 2018", "October 29–November 2, 2023", "September 18-20, 2006"), or
 # "Proceedings of the ASME 2023 ...". Only short lines of page 1: a reference to another
@@ -257,7 +266,7 @@ def _header_year(header: list[str]) -> int | None:
             continue
         mod = _MODIFIED.search(line)
         m = (mod and DATE.match(line, mod.end())) or (
-            DATE.search(line) or _PLACE_YEAR.match(line)
+            DATE.search(line) or _PLACE_YEAR.match(line) or _KIND_YEAR.match(line)
             or re.fullmatch(rf"{YEAR}", line))  # a year on a line of its own
         year = m and next((int(g) for g in m.groups() if g), None)
         if year and _year_ok(year):
@@ -291,7 +300,7 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
     manuscript was published in ... (2008)"); then a year in the info dictionary's
     Subject. Never the file's creation date (a paper printed to PDF years later carries
     that year), never a year cited in the text."""
-    for rx in (_VOLUME, CITATION, _ISSUE, SELF_CITE):
+    for rx in (_VOLUME, CITATION, _ISSUE, SELF_CITE, IOP_CITE):
         year = _first_year(rx, text)
         if year:
             return year, PDF_TEXT
