@@ -48,6 +48,9 @@ _SPACING_ACCENTS = {"¨": "\u0308", "´": "\u0301", "`": "\u0300", "ˆ": "\u0302
 _SPACING_ACCENT_RE = re.compile(r"(?:([¨´ˆ˜¸ˇ˘˚¯˙˝˛]) ?|(?<=[^\W\d_])(`))([A-Za-zıȷ])")
 
 
+_CEDILLA_AFTER = re.compile(r"([cCsStT])¸ ?(?=[^\W\d_cCsStT])")
+
+
 def compose_accents(text: str) -> str:
     """``text`` with each accent set apart before its letter put on the letter
     ("M¨oller" -> "Möller", "¨ı" -> "ï")."""
@@ -55,7 +58,12 @@ def compose_accents(text: str) -> str:
         base = {"ı": "i", "ȷ": "j"}.get(m.group(3), m.group(3))
         return unicodedata.normalize("NFC", base + _SPACING_ACCENTS[m.group(1) or m.group(2)])
 
-    return _SPACING_ACCENT_RE.sub(one, text) if text else text
+    if not text:
+        return text
+    # A cedilla that follows its letter ("Franc¸ois"): only c, s and t take one.
+    text = _CEDILLA_AFTER.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0327"),
+                              text)
+    return _SPACING_ACCENT_RE.sub(one, text)
 
 
 def fold_alnum(text: str) -> str:

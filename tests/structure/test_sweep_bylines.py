@@ -122,3 +122,28 @@ def test_cover_pages_iop_and_scholarone():
             "Keywords: Gait phase detection, Rehabilitation, Inertial Measurement Unit, Machine"]
     assert _authors(rows, {}, "", "Gait Event Detection")[0] == [
         "Amirzadeh, Hamidreza", "Heidari, Mohammad", "Bahrami, Mohsen"]
+
+
+@pytest.mark.parametrize("row, want", [
+    # numbers after a hyphenated given name; two numbers with no comma between
+    ("Yi Tay 1 Dara Bahri 1 Donald Metzler 1 Da-Cheng Juan 1 Zhe Zhao 1 Che Zheng 1",
+     ["Tay, Yi", "Bahri, Dara", "Metzler, Donald", "Juan, Da-Cheng", "Zhao, Zhe", "Zheng, Che"]),
+    ("Stephane d’Ascoli * 1 2 Pierre-Alexandre Kamienny * 2 3 Guillaume Lample 2",
+     ["d’Ascoli, Stephane", "Kamienny, Pierre-Alexandre", "Lample, Guillaume"]),
+    # stars some fonts map to "⇤" or "˚"
+    ("Prafulla Dhariwal⇤", ["Dhariwal, Prafulla"]),
+    ("John T. Halloran˚ Manbir Gulati˚", ["Halloran, John T.", "Gulati, Manbir"]),
+    # IEEE's grade with no comma before it; ORCIDs with a minus sign, between names
+    ("Sinno Jialin Pan and Qiang Yang Fellow, IEEE", ["Pan, Sinno Jialin", "Yang, Qiang"]),
+    ("Jie Hu[0000−0002−5150−1003] Li Shen[0000−0002−2283−4976] Samuel Albanie[0000−0001−9736"
+     "−5134]", ["Hu, Jie", "Shen, Li", "Albanie, Samuel"]),
+    ("Anonymous Authors", []),
+])
+def test_sweep2_rows(row, want):
+    assert parse_byline(row) == want
+
+
+def test_a_cedilla_after_its_letter():
+    from citeloom.text import compose_accents
+
+    assert compose_accents("Franc¸ois Fran¸cois Gar¸con") == "François François Garçon"

@@ -35,8 +35,9 @@ NOT_A_PERSON = re.compile(
     # a post or a place printed under a name: "Independent Researcher", "Sagan Fellow",
     # "Federal Reserve Board", "Mountain View"
     r"independent|researchers?|scientists?|scholars?|fellows?|postdoc\w*|students?|"
-    r"candidate|board|reserve|bank|view|city|heights|"
-    r"given|prefix|suffix|particle|title|book|copyright|year|name|family)\b",  # a form's labels
+    r"candidate|board|reserve|bank|view|city|heights|anonymous|"
+    # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
+    r"given|prefix|suffix|particle|title|book|copyright|year|name|family)\b",
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -50,9 +51,9 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
+THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦⇤˚"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
 # the card suits: IEEE papers that mark affiliations with them; "?": a mark its font did
-# not map, "M. Atature?"; "◦": "Ramon Pires ◦")
+# not map, "M. Atature?"; "◦": "Ramon Pires ◦"; "⇤": "˚": stars some fonts map wrongly)
 SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
@@ -97,6 +98,7 @@ _SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?:\s+[a-z](?=\s*,))?"  # "
 # Capitals a name starts with: Latin with its accents ("Á. Bakos", "Łukasz"), Greek, Cyrillic.
 UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞİŁŃŇŐŒŘŚŞŠŢŤŮŰŸŹŻŽΆΈ-ΏΑ-ΩЀ-Я"
 NAME_WORD = re.compile(rf"^(?:[{UPPER}][.]?|(?:[{UPPER}]\.){{2,}}|(?:[{UPPER}]\.)+[{UPPER}]|"
+                       rf"[dl]['’][{UPPER}][^\W\d_]+|"  # "Stéphane d'Ascoli"
                        rf"[{UPPER}][^\W\d_]*(?:[-'’][{UPPER}]?[^\W\d_]+)*\.?)$")
 # Endings of nouns that no family name has ("Enrichment", "Estimation", "Methodology").
 _NOUN_END = re.compile(r"(?:[a-z]{4}ment|[a-z]{3}ism|[a-z]{2}tions?|[a-z]{2}sions?|ology|ysis"
@@ -194,11 +196,11 @@ def _split_run(part: str) -> list[str]:
 
 
 # IEEE's grade after a name: "John Smith, Senior Member, IEEE, and Jane Doe, Fellow, IEEE".
-_IEEE_GRADE = re.compile(r"\s*,\s*(?:(?:Life|Graduate|Student|Senior)\s+)*(?:Member|Fellow)"
+_IEEE_GRADE = re.compile(r"\s*,?\s*(?:(?:Life|Graduate|Student|Senior)\s+)*(?:Member|Fellow)"
                          r"\s*,\s*IEEE\b|"  # and the other order: ", IEEE Student Member"
                          r"\s*,\s*IEEE\s+(?:(?:Life|Graduate|Student|Senior)\s+)*(?:Member|Fellow)\b")
 # An ORCID after a name (Springer's LNCS): "John Smith1[0000-0002-1825-0097]".
-_ORCID = re.compile(r"\s*[\[(]?\b\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b[\])]?")
+_ORCID = re.compile(r"\s*[\[(]?\b\d{4}[-−]\d{4}[-−]\d{4}[-−]\d{3}[\dX]\b[\])]?")
 
 # IEEE's conference template numbers its authors: "1st John Smith, 2nd Jane Doe".
 _ORDINAL = re.compile(rf"(?:^|(?<=,\s))[1-9](?:st|nd|rd|th)\s+(?=[{UPPER}])")
@@ -228,8 +230,8 @@ def _inverted(text: str) -> list[str]:
 
 # An accent old TeX fonts set as a glyph of its own, which the text layer puts beside the
 # word rather than over its letter: "Aaron van den Oord ¨", "Moustapha Cisse´".
-_LOOSE_ACCENT = re.compile(r"(?:(?<=\s)|^|(?<=[^\W\d_]))[\u00a8\u00b4\u00b8\u02c6-\u02dd`\u00af]+"
-                           r"(?=\s|$|[,;])")
+_LOOSE_ACCENT = re.compile(r"(?:(?<=\s)|^|(?<=[^\W\d_]))"
+                           r"[\u00a8\u00b4\u00b8\u02c6-\u02d9\u02db-\u02dd`\u00af]+(?=\s|$|[,;])")
 
 
 def parse_byline(text: str) -> list[str]:
@@ -245,7 +247,8 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub(r"\s*\b(?:e-?mails?|contact)\s*:.*$", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
     text = re.sub(r",?\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+", "", text)  # "John Verzani, jv@x.com"
-    text = _ORCID.sub("", _IEEE_GRADE.sub("", " ".join(text.split())))
+    # (an ORCID parts two names: "Jie Hu[0000−0002−5150−1003] Li Shen[…]")
+    text = _ORCID.sub(",", _IEEE_GRADE.sub("", " ".join(text.split()))).rstrip(",")
     text = _ORDINAL.sub("", text)
     text = re.sub(r"\s*;\s*", ", ", text).rstrip(", ")  # "Tanya Strydom 1,2; Salomé …"
     if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
@@ -264,8 +267,8 @@ def parse_byline(text: str) -> list[str]:
     # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
     text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]+\s+(?=[{UPPER}])", ", ", text)
     # ... or by their affiliations' numbers: "Peiyuan Feng 1 Yuan Lin†1 Yuchen Zhang 1".
-    text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]*\d{{1,2}}(?:\s*,\s*\d{{1,2}})*[{SYMBOLS}]*"
-                  rf"\s+(?=[{UPPER}][^\W\d_]*\s)", ", ", text)
+    text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]*\s*\d{{1,2}}(?:\s*,?\s*\d{{1,2}})*\s*[{SYMBOLS}]*"
+                  rf"\s+(?=[{UPPER}][^\W\d_]*(?:[-'’][^\W\d_]+)*\s)", ", ", text)
     # "and" in any case; "und", "et", "y", "e" (German, French, Spanish, Italian) in lower;
     # a middle dot, bullet or bar between names (Springer's "A · B · C").
     parts = re.split(r"\s*,\s*(?:(?i:and)\s+|&\s*)?|\s+(?:(?i:and)|&|und|et|y|e)\s+"
