@@ -91,6 +91,23 @@ def test_numbered_affiliations_keep_their_numbers() -> None:
     assert _unnumbered(rows) == rows
 
 
+def test_every_long_run_of_line_numbers_goes() -> None:
+    """LIPIcs's draft: the abstract's rows go unnumbered between two runs ("1 Title" …
+    "7, Abstract", then "19 instance, by …"); both runs go, not only the longer."""
+    from citeloom.convert.textlayer import _unnumbered
+
+    texts = ["1 Distance Measures for Embedded Graphs -", "2 Optimal Graph Mappings",
+             "3 Maike Buchin #", "4 Department of Mathematics, Ruhr University Bochum",
+             "5 Bernhard Kilgus #", "6 Department of Mathematics, Ruhr University Bochum",
+             "7, Abstract", "We want to compare embedded graphs at a global scale.",
+             *[f"{n} line {n} of the introduction" for n in range(19, 30)]]
+    rows = [(t, 10.0, float(k)) for k, t in enumerate(texts)]
+    out = [t for t, _, _ in _unnumbered(rows)]
+    assert out[:3] == ["Distance Measures for Embedded Graphs -", "Optimal Graph Mappings",
+                       "Maike Buchin #"]
+    assert out[6] == "Abstract" and out[-1] == "line 29 of the introduction"
+
+
 def test_a_joss_drafts_byline_under_its_numbered_title(tmp_path: Path) -> None:
     """The side column's "Reviewers:" names handles, not people: no thesis cover; the
     byline's first line ends in its "and"."""

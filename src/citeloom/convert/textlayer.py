@@ -259,16 +259,18 @@ def _unnumbered(rows: list[tuple[str, float, float]]) -> list[tuple[str, float, 
     four at most and keep their numbers."""
     numbered = [(i, int(m.group(1))) for i, (text, _, _) in enumerate(rows)
                 if (m := _LINE_NO.match(text))]
-    best: list[int] = []
-    run: list[int] = []
+    runs: list[list[int]] = []
     last = None
     for i, n in numbered:
-        run = [*run, i] if last is not None and n == last + 1 else [i]
+        if last is not None and n == last + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
         last = n
-        if len(run) > len(best):
-            best = run
-    if len(best) < 5:
+    # every such run: the abstract's rows may go unnumbered between two ("1 Title" … "7,
+    # Abstract", then "19 instance, by …")
+    strip = {i for run in runs if len(run) >= 5 for i in run}
+    if not strip:
         return rows
-    strip = set(best)
     return [(_LINE_NO.sub("", text) if i in strip else text, size, top)
             for i, (text, size, top) in enumerate(rows)]
