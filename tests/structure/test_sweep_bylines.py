@@ -147,3 +147,26 @@ def test_a_cedilla_after_its_letter():
     from citeloom.text import compose_accents
 
     assert compose_accents("Franc¸ois Fran¸cois Gar¸con") == "François François Garçon"
+
+
+def test_thesis_and_cover_years():
+    # a thesis's academic year: the later one
+    assert paper_year("", {}, [], ["ANNO ACCADEMICO 2020-2021"]) == (2021, "pdf-text")
+    assert paper_year("", {}, [], ["Academic Year 2019/20"]) == (2020, "pdf-text")
+    assert paper_year("", {}, [], ["Academic Year 2019-2023"]) == (None, None)
+    # JSTOR's cover: the source's year, not the day it was downloaded
+    cover = ("Effects of Spouse Presence Author(s): William S. Aquilino Source: The Public "
+             "Opinion Quarterly , Autumn, 1993, Vol. 57, No. 3 (Autumn, 1993), pp. 358-376 "
+             "Published by: Oxford University Press Stable URL: https://www.jstor.org/stable/1\n"
+             "This content downloaded from 142.150.190.39 on Fri, 29 Nov 2024 07:22:42 UTC")
+    assert paper_year(cover, {}) == (1993, "pdf-text")
+    # a figure's source is no cover
+    assert paper_year("Figure 2. Source: World Bank, 2019 data.", {}) == (None, None)
+
+
+def test_a_subtitle_that_starts_with_summary_does_not_end_the_header():
+    from citeloom.structure.metadata import _header
+
+    page = ["Projection of state-level foster care outcomes", "Summary of technical model "
+            "details", "Monica Alexander", "December 11, 2020", "1 Overview"]
+    assert _header(page, page[0]) == page[1:4]

@@ -69,8 +69,9 @@ def _page_texts(doc: Any, pages: int = 1) -> list[str]:
     return out
 
 
-# Where the header (title, byline, date) ends: the abstract, contents or first section.
-_HEADER_END = re.compile(r"^(?:abstract|summary|contents|table of contents|keywords|"
+# Where the header (title, byline, date) ends: the abstract, contents or first section
+# (not a subtitle: "Summary of technical model details").
+_HEADER_END = re.compile(r"^(?:abstract|summary(?!\s+of\b)|contents|table of contents|keywords|"
                          r"key words|(?:1\.?\s+|i\.\s+)?introduction|1\.?\s+[A-Z])\b|"
                          # IEEE's section heads in capitals: "II. PHOTOPLETHYSMOGRAPHY AND …"
                          r"^(?-i:[IVX]{1,4}\.\s+[A-Z]{2,}(?:\s+[A-Z]{2,})+)(?:\s|$)",

@@ -94,6 +94,16 @@ SELF_CITE = re.compile(
     rf"(?:ACM Reference Format|Reference Format|Cite this (?:article|paper|chapter)(?: as)?|"
     rf"To cite this (?:article|paper)|Please cite (?:this (?:article|paper) )?as)\s*:\s*"
     rf"(?P<names>[^\n]{{3,600}}?)\s*(?:\.\s+|\s\()(?P<year>{YEAR})\)?[.,]", re.IGNORECASE)
+# A thesis's academic year: "Anno Accademico 2020-2021", "Academic Year 2019/20".
+_ACADEMIC_YEAR = re.compile(r"\b(?:Anno\s+Accademico|Academic\s+Year|Ann[ée]e\s+"
+                            r"(?:universitaire|acad[ée]mique)|Curso\s+(?:acad[ée]mico|escolar)|"
+                            r"Studienjahr|Akademisches\s+Jahr)\s*:?\s*((?:19|20)\d\d)\s*"
+                            r"[-–/]\s*((?:19|20)?\d\d)\b", re.IGNORECASE)
+# JSTOR's cover page: "Source: The Public Opinion Quarterly , Autumn, 1993, Vol. 57, No. 3"
+# (its "This content downloaded … on Fri, 29 Nov 2024" is the reader's date).
+_JSTOR_SOURCE = re.compile(rf"^Source:\s[^\n]{{0,160}}?\b{YEAR}\b|"  # a row of its own, or
+                           rf"\sSource:\s[^\n]{{0,160}}?\b{YEAR}\b"  # in the cover's paragraph
+                           rf"(?=[^\n]{{0,300}}\bStable URL\b)", re.MULTILINE)
 # IOP's cover page: "To cite this article: A Bogdanchikov et al 2013 J. Phys.: Conf. Ser. 423
 # 012027" (initials without full stops, the year with no mark around it).
 IOP_CITE = re.compile(rf"To cite this article\s*:\s*(?P<names>[^\n]{{3,300}}?)\s+"
@@ -300,7 +310,7 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
     manuscript was published in ... (2008)"); then a year in the info dictionary's
     Subject. Never the file's creation date (a paper printed to PDF years later carries
     that year), never a year cited in the text."""
-    for rx in (_VOLUME, CITATION, _ISSUE, SELF_CITE, IOP_CITE):
+    for rx in (_JSTOR_SOURCE, _VOLUME, CITATION, _ISSUE, SELF_CITE, IOP_CITE):
         year = _first_year(rx, text)
         if year:
             return year, PDF_TEXT
@@ -344,6 +354,12 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
         m = DATE.fullmatch(line.strip(" .,;()"))  # (elsarticle's "Preprint for …, <date>")
         year = m and next((int(g) for g in m.groups() if g), None)
         if year and _year_ok(year):
+            return year, PDF_TEXT
+    for line in first_page or []:  # a thesis's "Anno Accademico 2020-2021": the later year
+        m = _ACADEMIC_YEAR.search(line)
+        year = m and (int(m.group(2)) if len(m.group(2)) == 4 else
+                      int(m.group(1)) // 100 * 100 + int(m.group(2)))
+        if year and _year_ok(year) and 0 <= year - int(m.group(1)) <= 1:
             return year, PDF_TEXT
     for line in first_page or []:  # "A dissertation submitted ... University of X 2008"
         m = _THESIS.search(line) and re.search(rf"\b(?:in|of|at)\b[^\n]{{0,80}}\b{YEAR}\.?$",
