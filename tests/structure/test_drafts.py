@@ -322,3 +322,23 @@ def test_the_pdf_is_read_only_where_the_text_counts_up() -> None:
     assert candidate(["geometric 34 images where", "35 C is a 36 given by 37", "38 a"])
     assert candidate(["particular, 24 we use", "26 with gridded", "28 trained 30 accuracy 32"])
     assert not candidate(["between 2019 and 2020 in 7 of 9 sites", "Table 3 and 4"])
+
+
+def test_a_theses_title_is_above_its_note_not_the_note(tmp_path: Path) -> None:
+    """A thesis's title page in one type size (JHU's): the rows right above the author are
+    the degree note, not the title."""
+    from citeloom.structure.titles import byline_title
+
+    rows = [(150, 211, 12, "STATE-OF-THE-ART METHODS FOR IMPROVING LOW-RESOURCE"),
+            (200, 229, 12, "NEURAL MACHINE TRANSLATION"),
+            (260, 378, 12, "A THESIS"),
+            (150, 396, 12, "SUBMITTED TO THE DEPARTMENT OF COMPUTER SCIENCE"),
+            (160, 414, 12, "AND THE COMMITTEE ON GRADUATE STUDIES"),
+            (170, 432, 12, "OF THE JOHNS HOPKINS UNIVERSITY"),
+            (150, 450, 12, "IN PARTIAL FULFILLMENT OF THE REQUIREMENTS"),
+            (230, 469, 12, "FOR THE DEGREE OF"),
+            (220, 487, 12, "MASTER OF SCIENCE"),
+            (250, 634, 10, "Tanay Agarwal"),
+            (250, 650, 10, "December 2018")]
+    assert byline_title(_pdf(tmp_path / "thesis.pdf", rows)) == (
+        "STATE-OF-THE-ART METHODS FOR IMPROVING LOW-RESOURCE NEURAL MACHINE TRANSLATION")

@@ -133,6 +133,12 @@ _RUNNING_HEAD = re.compile(r"\d{3,}|\bvol(?:ume|\.)|\bno\.\s*\d|\bdraft\b|\bpage
                            re.IGNORECASE)
 
 
+# The first row of a thesis's note on its title page.
+_THESIS_NOTE = re.compile(r"^(?:an?\s+)?(?:(?:master'?s?|doctoral|bachelor'?s?|ph\.?\s?d\.?)\s+)?"
+                          r"(?:thesis|dissertation)\b|^submitted\s+(?:to|in|for|by)\b|"
+                          r"^in\s+partial\s+fulfil", re.IGNORECASE)
+
+
 def byline_title(path: Path, password: str | None = None) -> str | None:
     """The rows right above page 1's first byline, for a title set in the body's size
     (TUGboat's articles: "Space geometry with METAPOST∗" over "Denis Roegel"): at most
@@ -153,8 +159,12 @@ def byline_title(path: Path, password: str | None = None) -> str | None:
             return None
         if not parse_byline(row):
             continue
+        # a thesis's title page: its note ("A THESIS SUBMITTED TO … IN PARTIAL FULFILLMENT OF
+        # THE REQUIREMENTS …") between the title and the name; the title is above the note
+        note = next((k for k, r in enumerate(rows[:i]) if _THESIS_NOTE.match(r)), None)
+        end = i if note is None else note
         above: list[str] = []
-        for prev in reversed(rows[max(0, i - 3):i]):
+        for prev in reversed(rows[max(0, end - 3):end]):
             if _RUNNING_HEAD.search(prev) or parse_byline(prev):
                 break
             above.insert(0, prev)
