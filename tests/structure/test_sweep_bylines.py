@@ -170,3 +170,38 @@ def test_a_subtitle_that_starts_with_summary_does_not_end_the_header():
     page = ["Projection of state-level foster care outcomes", "Summary of technical model "
             "details", "Monica Alexander", "December 11, 2020", "1 Overview"]
     assert _header(page, page[0])[:3] == page[1:4]
+
+
+def test_h23_researchgate_cover():
+    from citeloom.structure.metadata import _authors
+
+    rows = ["Security Analysis of MD5 Algorithm in Password Storage", "Article · February 2013",
+            "CITATIONS, READS", "49, 10,923", "3 authors, including:",
+            "Mary Cindy Ah Kioon", "2 PUBLICATIONS\xa0\xa0\xa050 CITATIONS", "SEE PROFILE",
+            "M.Tuncay Gençoğlu", "Fırat University", "77 PUBLICATIONS 201 CITATIONS",
+            "SEE PROFILE", "Shubra Deb Das", "2 PUBLICATIONS 50 CITATIONS", "SEE PROFILE",
+            "All content following this page was uploaded by Mary Cindy Ah Kioon."]
+    # four words may be two people: left out rather than guessed
+    assert _authors(rows, {}, "", rows[0])[0] == ["Gençoğlu, M. Tuncay", "Das, Shubra Deb"]
+    assert parse_byline("SEE PROFILE") == []
+
+
+@pytest.mark.parametrize("row, want", [
+    ("Michael P. O'Donnell †,§ , Bennett W. Fox ‡ , Pin\xadHao Chao † , Frank C. Schroeder ‡ "
+     "and Piali Sengupta †,§",
+     ["O'Donnell, Michael P.", "Fox, Bennett W.", "Chao, Pin-Hao", "Schroeder, Frank C.",
+      "Sengupta, Piali"]),
+    ("Pierre de", []),
+])
+def test_h23_rows(row, want):
+    assert parse_byline(row) == want
+
+
+def test_h23_a_name_whose_mailbox_is_its_given_name_and_years():
+    from citeloom.structure.metadata import _lead_name
+
+    assert _lead_name("Ashish Thapa Ampixa Labs ashish@ampixa.com") == ["Thapa, Ashish"]
+    assert paper_year("Dermatological Nursing 2016, Vol 15, No 4, www.bdng.org.uk", {}) == (
+        2016, "pdf-text")
+    assert paper_year("Date: Revision: May 24, 2023. We thank Paul Goldsmith-Pinkham", {}) == (
+        2023, "pdf-text")

@@ -292,7 +292,12 @@ def _named_by_address(line: str) -> list[str]:
     words = line[: m.start()].split()
     for n in (3, 2):
         name = person(" ".join(words[:n])) if n <= len(words) else None
-        if name and len(family := letters(name.split(",")[0])) >= 3 and family in mailbox:
+        if not name:
+            continue
+        family, given = (letters(part) for part in name.split(",", 1))
+        # the family name in the mailbox, or (two words) the mailbox is the given name
+        if (len(family) >= 3 and family in mailbox
+                or n == 2 and len(mailbox) >= 3 and mailbox == given):  # ("ashish@…")
             return [name]
     return []
 
@@ -387,6 +392,19 @@ _LISTED = re.compile(rf"^(?:Complete List of Authors:\s*)?([{UPPER}][^\W\d_'’-
                      rf"[{UPPER}][^\W\d_]*)*),\s*([{UPPER}][^;,]{{0,40}}?)\s*;")
 
 
+def _profiled(lines: list[str]) -> list[str]:
+    """The people of ResearchGate's cover: each a name row, its affiliation's, then "77
+    PUBLICATIONS 201 CITATIONS" and "SEE PROFILE"."""
+    names = []
+    for k, line in enumerate(lines):
+        if re.search(r"\bPUBLICATIONS\b", line):
+            for row in (lines[k - 2:k - 1] if k >= 2 else []) + lines[k - 1:k]:
+                if len(found := parse_byline(row)) == 1:
+                    names += found
+                    break
+    return names
+
+
 def _listed(lines: list[str]) -> list[str]:
     """The names of ScholarOne's "Complete List of Authors", to its "Keywords"."""
     names = []
@@ -430,6 +448,9 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         cited = re.sub(r"\s+et\s+al\.?$", "", m.group("names"))
         if names := parse_byline(re.sub(rf"\b([{UPPER}])(?=\s)", r"\1.", cited)):
             return names, PDF_TEXT
+    for i, line in enumerate(first_page):  # ResearchGate's cover: "3 authors, including:"
+        if re.match(r"^\d+\s+authors?\b", line):
+            return _profiled(first_page[i + 1:i + 24]), PDF_TEXT
     for i, line in enumerate(first_page):  # ScholarOne's review copy: "Complete List of
         if line.startswith("Complete List of Authors:"):  # Authors: Family, Given; Place"
             return _listed(first_page[i:i + 20]), PDF_TEXT

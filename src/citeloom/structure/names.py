@@ -35,7 +35,7 @@ NOT_A_PERSON = re.compile(
     # a post or a place printed under a name: "Independent Researcher", "Sagan Fellow",
     # "Federal Reserve Board", "Mountain View"
     r"independent|researchers?|scientists?|scholars?|fellows?|postdoc\w*|students?|"
-    r"candidate|board|reserve|bank|view|city|heights|anonymous|"
+    r"candidate|board|reserve|bank|view|city|heights|anonymous|see|profile|"
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
     r"given|prefix|suffix|particle|title|book|copyright|year|name|family)\b",
     re.IGNORECASE)
@@ -125,8 +125,9 @@ _CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
 
 # Portuguese suffixes a family name ends in: "Demival Vasques Filho", "Joel Larocca Neto".
 _FAMILY_SUFFIX = frozenset({"Filho", "Neto", "Sobrinho", "Júnior"})
-# Family names spelt like a particle: Chinese Di and Du, Vietnamese Le and Do.
-_SHORT_FAMILY = frozenset({"Di", "Du", "Le", "Do"})
+# Family names spelt like a particle, capitalised after a given name: Chinese Di and Du,
+# Vietnamese Le and Do, Indian Das and De ("Shubra Deb Das").
+_SHORT_FAMILY = frozenset({"Di", "Du", "Le", "Do", "Das", "De"})
 
 
 def person(name: str) -> str | None:
@@ -151,7 +152,7 @@ def person(name: str) -> str | None:
         return None  # "JavaScript", "PubTabNet": a product, not a person
     if any(_NOUN_END.search(w) or _NO_VOWEL.fullmatch(w) for w in words):
         return None  # "Gene Set Enrichment", a title's nouns; "Bdbh", a font's glyph codes
-    if (words[-1].lower() in PARTICLES and not (len(words) == 2 and words[-1] in _SHORT_FAMILY)
+    if (words[-1].lower() in PARTICLES and words[-1] not in _SHORT_FAMILY
             or len(words[-1].rstrip(".")) < 2):
         return None  # a family name is not an initial, nor a particle (but "Yi Di", "Bo Du")
     if "AI" in words:
@@ -243,6 +244,8 @@ def parse_byline(text: str) -> list[str]:
     text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
     text = _LOOSE_ACCENT.sub("", text)  # "Jill-Jenn Vie, ˆ 1", "Sebastien Jean ´"
     text = re.sub(rf"\b([OD]['’])\s+(?=[{UPPER}])", r"\1", text)  # "Dion O' Neale"
+    text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"
+    text = re.sub(rf"\b([{UPPER}])\.(?=[{UPPER}][a-z])", r"\1. ", text)  # "M.Tuncay Gençoğlu"
     # The addresses after the names: "… Kurt Konolige email: {grisetti,kuemmerl}@uni.de …"
     text = re.sub(r"\s*\b(?:e-?mails?|contact)\s*:.*$", "", text, flags=re.IGNORECASE)
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"

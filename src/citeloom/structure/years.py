@@ -73,6 +73,8 @@ _KIND_YEAR = re.compile(rf"^(?:[A-Z][a-z]+\s+)?(?i:report|preprint|draft|working
 _ISSUE = re.compile(
     rf"\b{YEAR},\s*Volume\s+\d+,\s*Issue\s+\d+|"
     rf"\bVolume\s+\d+,\s*Issue\s+\d+\b[^\n]{{0,40}}?\b{YEAR}\b|"
+    # a journal's footer: "Dermatological Nursing 2016, Vol 15, No 4"
+    rf"\b{YEAR},\s*Vol\.?\s*\d+,\s*No\.?\s*\d+\b|"
     rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{MONTH}\s+{YEAR}\b|"
     rf"\bVol(?:ume|\.)?\s*\d+\s*,\s*(?:No\.?|Number|Issue)\s*\d+\s*,?\s*(?:{MONTH}\s+)?"
     rf"\(?{YEAR}\)?|"
@@ -164,7 +166,8 @@ _ELSEWHERE = re.compile(r"\b(?:appear\w*|original\w*|reprint\w*|adapted|based\s+
 _PAPER_DATE = re.compile(
     rf"\(Dated:?\s*(?:{ANY_DATE})\)|\bDraft version\s+(?:{ANY_DATE})|"
     rf"\b(?:preliminary\s+)?draft\s*[,:]\s*(?:{ANY_DATE})|"  # TUGboat's "preliminary draft, …"
-    rf"^Date:\s*(?:{ANY_DATE})|"  # amsart's footnote "Date: March 10, 2011."
+    rf"^Date:\s*(?:(?:revision|revised|version)\s*:\s*)?(?:{ANY_DATE})|"  # amsart's footnote
+    # "Date: March 10, 2011.", "Date: Revision: May 24, 2023."
     rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{ANY_DATE})|"
     rf"^(?:(?:This|Current|Latest)\s+)?version\s*:\s*(?:{ANY_DATE})",
     re.IGNORECASE | re.MULTILINE)
