@@ -205,3 +205,23 @@ def test_h23_a_name_whose_mailbox_is_its_given_name_and_years():
         2016, "pdf-text")
     assert paper_year("Date: Revision: May 24, 2023. We thank Paul Goldsmith-Pinkham", {}) == (
         2023, "pdf-text")
+
+
+def test_h24_names_and_years():
+    from citeloom.structure.metadata import _lead_name
+    from citeloom.structure.names import email_locals, split_by_emails
+
+    assert person("Laura St. Germain") == "St. Germain, Laura"
+    assert parse_byline("Indian Trail Church") == []
+    assert person("Social Predictors") is None and person("Hector Garcia") == "Garcia, Hector"
+    # names side by side, as many pairs of words as addresses under them (nicknames)
+    rbg = email_locals(["{rbg,jdonahue,trevor,malik}@eecs.berkeley.edu"])
+    assert split_by_emails("Ross Girshick Jeff Donahue Trevor Darrell Jitendra Malik", rbg) == [
+        "Girshick, Ross", "Donahue, Jeff", "Darrell, Trevor", "Malik, Jitendra"]
+    # ... but a college's name over two addresses that spell neither pair is no byline
+    assert split_by_emails("Mapua Malayan Colleges Mindanao",
+                           email_locals(["{aDanial, skiMargate}@mcm.edu.ph"])) == []
+    assert _lead_name("Anthony Le | Denison University, Department of Economics") == [
+        "Le, Anthony"]
+    assert paper_year("", {}, [], ["BioKDD’18, August 2018, London, UK"]) == (2018, "pdf-text")
+    assert paper_year("", {}, [], ["TAICHI 2026, Taiwan"]) == (2026, "pdf-text")

@@ -225,7 +225,8 @@ def _lead_name(line: str) -> list[str]:
     clearly begins right after it."""
     if named := _named_by_address(line):
         return named
-    head = re.split(r"\s\.\s+(?=\d?[A-Z])", line, maxsplit=1)
+    head = re.split(r"\s\.\s+(?=\d?[A-Z])|\s\|\s", line, maxsplit=1)  # (or a bar: "Anthony Le |
+    # Denison University, …")
     if len(head) == 2 and (named := parse_byline(head[0])):
         return named  # names, a lone full stop, their affiliation (LHCb's notes)
     line = re.sub(r"^by\s+", "", _EMAIL.sub(" ", line), flags=re.IGNORECASE)

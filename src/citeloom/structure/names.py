@@ -27,7 +27,7 @@ NOT_A_PERSON = re.compile(
     r"computation|dynamics|structures?|effects?|patients?|performance|detection|"
     r"recognition|language|processing|prediction|classification|supplementary|"
     r"material|vignette|manual|guide|notes|lecture|thesis|dissertation|clinic|hospital|"
-    r"foundation|cent(?:er|re)|laborator\w*|school|college|faculty|team|group|"
+    r"foundation|cent(?:er|re)|laborator\w*|schools?|colleges?|faculty|team|group|"
     # what a cover prints under a name: a post, a field
     r"lecturers?|assistants?|supervisors?|advis[eo]rs?|sciences?|engineering|informatics|"
     r"reports|area|layout|sketch|biographical|lab|programm?e?s?|titularis|"
@@ -35,7 +35,7 @@ NOT_A_PERSON = re.compile(
     # a post or a place printed under a name: "Independent Researcher", "Sagan Fellow",
     # "Federal Reserve Board", "Mountain View"
     r"independent|researchers?|scientists?|scholars?|fellows?|postdoc\w*|students?|"
-    r"candidate|board|reserve|bank|view|city|heights|anonymous|see|profile|"
+    r"candidate|board|reserve|bank|view|city|heights|anonymous|see|profile|church|"
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
     r"given|prefix|suffix|particle|title|book|copyright|year|name|family)\b",
     re.IGNORECASE)
@@ -102,6 +102,7 @@ NAME_WORD = re.compile(rf"^(?:[{UPPER}][.]?|(?:[{UPPER}]\.){{2,}}|(?:[{UPPER}]\.
                        rf"[{UPPER}][^\W\d_]*(?:[-'’][{UPPER}]?[^\W\d_]+)*\.?)$")
 # Endings of nouns that no family name has ("Enrichment", "Estimation", "Methodology").
 _NOUN_END = re.compile(r"(?:[a-z]{4}ment|[a-z]{3}ism|[a-z]{2}tions?|[a-z]{2}sions?|ology|ysis"
+                       r"|[a-z]{2}ctors"  # "Predictors", "Factors" (not "Hector")
                        r"|i[sz]ation|ities)$", re.IGNORECASE)
 # A word of three letters or more without a vowel: glyph codes read as text ("Bdbh").
 _NO_VOWEL = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{3,}\.?")  # Latin consonants only
@@ -174,6 +175,8 @@ def person(name: str) -> str | None:
         fam, given = words[1], words[0]  # "Le Shu", "Bin Zhang": a given name, not a particle
     if not given:
         return None  # "di Giove": a particle and a word, no given name
+    if given.split()[-1:] in (["St."], ["Ste."], ["St"]) and len(given.split()) >= 2:
+        fam, given = f"{given.split()[-1]} {fam}", " ".join(given.split()[:-1])  # St. Germain
     if fam in _FAMILY_SUFFIX and len(given.split()) >= 2:
         fam, given = f"{given.split()[-1]} {fam}", " ".join(given.split()[:-1])
     spanish = given.split()
@@ -341,6 +344,11 @@ def split_by_emails(line: str, locals_: list[str]) -> list[str]:
         return None
 
     groups = split(0, 0)
+    if groups is None and len(words) == 2 * k:  # nicknames ("rbg" for Ross Girshick): as
+        pairs = [words[i:i + 2] for i in range(0, len(words), 2)]  # many pairs as addresses,
+        if all(short[:1] == fold(g)[:1] or fold(f) in short  # each its given name's initial
+               for short, (g, f) in zip(locals_, pairs, strict=True)):  # or its family name
+            groups = pairs
     names = [person(" ".join(g)) for g in groups or []]
     return [n for n in names if n] if names and all(names) else []
 

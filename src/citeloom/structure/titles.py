@@ -157,8 +157,9 @@ def byline_title(path: Path, password: str | None = None) -> str | None:
     for i, row in enumerate(rows):
         if _HEAD_END.match(row) or _NUMBERED.match(row):
             return None
-        if not parse_byline(row):
-            continue
+        if not parse_byline(row) or (re.match(r"(?:and|&)\s", row) and i > 0
+                                     and rows[i - 1].rstrip().endswith((",", ":"))):
+            continue  # (nor the title's last row: "…, Economic," / "and Social Predictors")
         # a thesis's title page: its note ("A THESIS SUBMITTED TO … IN PARTIAL FULFILLMENT OF
         # THE REQUIREMENTS …") between the title and the name; the title is above the note
         note = next((k for k, r in enumerate(rows[:i]) if _THESIS_NOTE.match(r)), None)
@@ -213,6 +214,19 @@ def document_title(doc: DoclingDocument, fallback: str) -> str:
     return first_heading or fallback
 
 
+def _on_first_page(title: str, doc: DoclingDocument) -> bool:
+    """Whether most of a PDF info title's words are on page 1 (a draft's label in the info,
+    "Youreka - Manuscript Brouillon 2024", is not the title page 1 prints); true where
+    page 1 has too little text to tell (a scan)."""
+    from citeloom.payload import fold
+
+    page = " ".join(getattr(t, "text", "") for t in getattr(doc, "texts", [])
+                    if any(p.page_no == 1 for p in getattr(t, "prov", [])))
+    seen = set(re.findall(r"[^\W\d_]{3,}", fold(page)))
+    words = re.findall(r"[^\W\d_]{3,}", fold(title))
+    return len(seen) < 15 or not words or sum(w in seen for w in words) * 2 >= len(words)
+
+
 def title_head(line: str, title: str) -> bool:
     """Whether ``line``, right above a title, is the title's first line cut off by the
     layout model: it ends in a colon, has two to eight words and the title's case
@@ -230,7 +244,8 @@ def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> s
     from citeloom.text import compose_accents, fold_alnum
 
     pdf = path.suffix.lower() == ".pdf" and path.is_file()
-    found = find_title(doc) or (pdf_metadata_title(path, password) if pdf else None)
+    meta = pdf_metadata_title(path, password) if pdf else None
+    found = find_title(doc) or (meta if meta and _on_first_page(meta, doc) else None)
     heading = "" if found else document_title(doc, "")
     layer = None if found or not pdf else layer_title(path, password)
     if layer:  # page 1's largest type before its first heading, unless the heading goes

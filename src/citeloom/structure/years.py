@@ -144,8 +144,11 @@ _REPORT_LINE = re.compile(rf"\b(?:technical|research)\s+report\b[^\n]{{0,60}}?(?
                           re.IGNORECASE)
 # A conference's short name with its year and dates, as ACM's first-page block prints it
 # (in a paragraph of any length): "SOSP’15, October 4–7, 2015, Monterey, CA".
-_CONF_TAG = re.compile(rf"\b[A-Z][A-Za-z]{{1,9}}\s?['’](\d\d)\s*,\s*(?i:{MONTH})\s+\d{{1,2}}\s*"
-                       rf"[-–—]\s*(?:(?i:{MONTH})\s+)?\d{{1,2}},?\s+{YEAR}\b")
+_CONF_TAG = re.compile(rf"\b[A-Z][A-Za-z]{{1,9}}\s?['’](\d\d)\s*,\s*(?i:{MONTH})\s+(?:\d{{1,2}}\s*"
+                       rf"[-–—]\s*(?:(?i:{MONTH})\s+)?\d{{1,2}},?\s+)?{YEAR}\b")  # ("BioKDD'18,
+# August 2018, London, UK": a month without days)
+# ACM's block for a small venue: "TAICHI 2026, Taiwan" on a short line of its own.
+_ACRONYM_YEAR = re.compile(rf"^[A-Z]{{3,10}}\s+{YEAR},\s+[A-Z][\w ]{{1,40}}$")
 # AAAI's and IJCAI's header: "The Thirty-Third AAAI Conference on Artificial Intelligence
 # (AAAI-19)" (a two-digit year).
 _CONF_PAREN = re.compile(r"\bConference\b[^()\n]{0,120}\(\s*[A-Z][A-Za-z]{1,9}[-–\s'’]?"
@@ -324,6 +327,9 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
         if m and m.group(2).endswith(m.group(1)) and _year_ok(int(m.group(2))):
             return int(m.group(2)), PDF_TEXT
         m = _PROC_NOTE.search(line)
+        if m and _year_ok(int(m.group(1))):
+            return int(m.group(1)), PDF_TEXT
+        m = _ACRONYM_YEAR.match(line.strip())
         if m and _year_ok(int(m.group(1))):
             return int(m.group(1)), PDF_TEXT
         m = _CONF_PAREN.search(line) if len(line) <= 250 else None
