@@ -225,3 +225,16 @@ def test_h24_names_and_years():
         "Le, Anthony"]
     assert paper_year("", {}, [], ["BioKDD’18, August 2018, London, UK"]) == (2018, "pdf-text")
     assert paper_year("", {}, [], ["TAICHI 2026, Taiwan"]) == (2026, "pdf-text")
+
+
+@pytest.mark.parametrize("row, want", [
+    ("Zhen Li →, Tan Li †, Hai Liu †, Tse-Tin Chan →",
+     ["Li, Zhen", "Li, Tan", "Liu, Hai", "Chan, Tse-Tin"]),
+    ("Miguel Becerra a , Alejandro Jerez a,⇑ , Bastián Aballay a , Hugo O. Garcés b , Andrés "
+     "Fuentes a", ["Becerra, Miguel", "Jerez, Alejandro", "Aballay, Bastián", "Garcés, Hugo O.",
+                   "Fuentes, Andrés"]),
+    ("Ashwitha Cryptographic", []),
+    ("Applied Probability Trust", []),
+])
+def test_h25_rows(row, want):
+    assert parse_byline(row) == want

@@ -35,7 +35,7 @@ NOT_A_PERSON = re.compile(
     # a post or a place printed under a name: "Independent Researcher", "Sagan Fellow",
     # "Federal Reserve Board", "Mountain View"
     r"independent|researchers?|scientists?|scholars?|fellows?|postdoc\w*|students?|"
-    r"candidate|board|reserve|bank|view|city|heights|anonymous|see|profile|church|"
+    r"candidate|board|reserve|bank|view|city|heights|anonymous|see|profile|church|trust|"
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
     r"given|prefix|suffix|particle|title|book|copyright|year|name|family)\b",
     re.IGNORECASE)
@@ -51,9 +51,10 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦⇤˚"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
+THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦⇤˚⇑→"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
 # the card suits: IEEE papers that mark affiliations with them; "?": a mark its font did
-# not map, "M. Atature?"; "◦": "Ramon Pires ◦"; "⇤": "˚": stars some fonts map wrongly)
+# not map, "M. Atature?"; "◦": "Ramon Pires ◦"; "⇤", "˚", "⇑" (Elsevier's) and "→": stars
+# some fonts map wrongly)
 SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
@@ -102,7 +103,8 @@ NAME_WORD = re.compile(rf"^(?:[{UPPER}][.]?|(?:[{UPPER}]\.){{2,}}|(?:[{UPPER}]\.
                        rf"[{UPPER}][^\W\d_]*(?:[-'’][{UPPER}]?[^\W\d_]+)*\.?)$")
 # Endings of nouns that no family name has ("Enrichment", "Estimation", "Methodology").
 _NOUN_END = re.compile(r"(?:[a-z]{4}ment|[a-z]{3}ism|[a-z]{2}tions?|[a-z]{2}sions?|ology|ysis"
-                       r"|[a-z]{2}ctors"  # "Predictors", "Factors" (not "Hector")
+                       r"|[a-z]{2}ctors|graphic"  # "Predictors", "Factors" (not "Hector"),
+                       # "Cryptographic"
                        r"|i[sz]ation|ities)$", re.IGNORECASE)
 # A word of three letters or more without a vowel: glyph codes read as text ("Bdbh").
 _NO_VOWEL = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{3,}\.?")  # Latin consonants only
