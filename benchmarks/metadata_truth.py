@@ -82,6 +82,8 @@ def main() -> None:
     got = {Path(p["source_path"]).name: p
            for p in json.loads(args.papers.read_text())["papers"]}
     out = score(truth, got)
+    if args.out:  # first: a reader that closes the pipe early ("| head") loses no file
+        args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     c = out["counts"]
     print(f"{c['papers']} papers: authors found {c['authors_found']} (right "
           f"{c['authors_right']}, wrong {c['authors_wrong']}) of {c['naming_authors']} that "
@@ -91,8 +93,6 @@ def main() -> None:
           f"citekeys {c['citekey']}")
     for miss in out["misses"]:
         print("  ", *miss)
-    if args.out:
-        args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":
