@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from citeloom.payload import fold as _fold
 from citeloom.text import compose_accents
@@ -61,6 +62,18 @@ def _squashed(text: str) -> str:
 # A row that ends mid-phrase: the next one goes on with it (a title over two rows).
 _CONTINUED = re.compile(r"(?:\b(?:and|or|of|for|the|a|an|in|on|with|to|from|by|via)|[:,–-])\s*$",
                         re.IGNORECASE)
+
+
+def page_texts(doc: Any, pages: int = 1) -> list[str]:
+    """Texts of every item (body and furniture) on the first ``pages`` pages, in order,
+    accents composed ("M¨oller": old TeX fonts set them apart)."""
+    out = []
+    for item in getattr(doc, "texts", []):
+        if any(p.page_no <= pages for p in getattr(item, "prov", [])):
+            text = compose_accents(" ".join(getattr(item, "text", "").split()))
+            if text:
+                out.append(text)
+    return out
 
 
 def layer_rows(path: Path | None, password: str | None, title: str = ""

@@ -29,6 +29,7 @@ from citeloom.structure.header import (  # noqa: F401 - the sources, named here 
     ZOTERO,
     file_name_year,
     layer_rows,
+    page_texts,
 )
 from citeloom.structure.names import (
     NAME_WORD,
@@ -54,20 +55,7 @@ from citeloom.structure.years import (
     paper_year,
 )
 from citeloom.system import pdf_info
-from citeloom.text import compose_accents, fold_alnum
-
-
-def _page_texts(doc: Any, pages: int = 1) -> list[str]:
-    """Texts of every item (body and furniture) on the first ``pages`` pages, in order,
-    accents composed ("M¨oller": old TeX fonts set them apart)."""
-    out = []
-    for item in getattr(doc, "texts", []):
-        if any(p.page_no <= pages for p in getattr(item, "prov", [])):
-            text = compose_accents(" ".join(getattr(item, "text", "").split()))
-            if text:
-                out.append(text)
-    return out
-
+from citeloom.text import fold_alnum
 
 # Where the header (title, byline, date) ends: the abstract, contents or first section
 # (not a subtitle: "Summary of technical model details").
@@ -530,8 +518,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     not found is left out of both)."""
 
     info = pdf_info(path, password)
-    first_page = _page_texts(doc, 1)
-    text = "\n".join(_page_texts(doc, 2))
+    first_page = page_texts(doc, 1)
+    text = "\n".join(page_texts(doc, 2))
     out: dict[str, Any] = {"metadata_source": {}}
     src = out["metadata_source"]
     bare, named = title_byline(title) if title else (title, [])
@@ -562,7 +550,7 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         authors = _accented(authors, text)
         out["authors"], src["authors"] = list(dict.fromkeys(authors)), how
     year, how = paper_year(text, info, _header(first_page, title), first_page,
-                           whole=" ".join(_page_texts(doc, 10_000)), title=title)
+                           whole=" ".join(page_texts(doc, 10_000)), title=title)
     if not year and rows:  # a date or a journal's line Docling left out of page 1's items
         year, how = paper_year("\n".join([*above, *rows]), info, _header(rows, title))
     if not year and (year := file_name_year(path)):  # what the page gives wins

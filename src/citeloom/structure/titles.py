@@ -219,10 +219,9 @@ def _on_first_page(title: str, doc: DoclingDocument) -> bool:
     "Youreka - Manuscript Brouillon 2024", is not the title page 1 prints); true where
     page 1 has too little text to tell (a scan)."""
     from citeloom.payload import fold
+    from citeloom.structure.header import page_texts
 
-    page = " ".join(getattr(t, "text", "") for t in getattr(doc, "texts", [])
-                    if any(p.page_no == 1 for p in getattr(t, "prov", [])))
-    seen = set(re.findall(r"[^\W\d_]{3,}", fold(page)))
+    seen = set(re.findall(r"[^\W\d_]{3,}", fold(" ".join(page_texts(doc, 1)))))
     words = re.findall(r"[^\W\d_]{3,}", fold(title))
     return len(seen) < 15 or not words or sum(w in seen for w in words) * 2 >= len(words)
 
@@ -244,8 +243,10 @@ def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> s
     from citeloom.text import compose_accents, fold_alnum
 
     pdf = path.suffix.lower() == ".pdf" and path.is_file()
-    meta = pdf_metadata_title(path, password) if pdf else None
-    found = find_title(doc) or (meta if meta and _on_first_page(meta, doc) else None)
+    found = find_title(doc)
+    if not found and pdf and (meta := pdf_metadata_title(path, password)) \
+            and _on_first_page(meta, doc):
+        found = meta
     heading = "" if found else document_title(doc, "")
     layer = None if found or not pdf else layer_title(path, password)
     if layer:  # page 1's largest type before its first heading, unless the heading goes
