@@ -299,11 +299,41 @@ _AFFIL_LINE = re.compile(r"^(?:the\s+)?(?:[^\W\d_]+\s+){0,3}?(?:universit\w*|ins
                          r"academy|division)\b|\S+@\S+", re.IGNORECASE)
 
 
+def _mailed(names: list[str], mail: list[str]) -> bool:
+    """Whether a family name of ``names`` is spelt in one of the header's e-mail addresses
+    ("Filip Ilievski" under "{thawani,jpujara,ilievski}@isi.edu")."""
+    families = [re.sub(r"[^a-z]", "", _fold(family_name(n))) for n in names]
+    return any(len(f) >= 4 and f in local for f in families for local in mail)
+
+
+# A mailbox of two names: "edoardo.carra", "lorenzo3.gentile".
+_TWO_PART_BOX = re.compile(r"\b([^\W\d_]{2,})\d*[._-]([^\W\d_]{2,})\d*@")
+
+
+def _mail_ordered(names: list[str], lines: list[str]) -> list[str]:
+    """``names`` read given name first where the byline sets them family name first and
+    every one of them has a mailbox "given.family" that says so ("Carr\u00e0 Edoardo" over
+    "edoardo.carra@mail.polimi.it": Carrà, Edoardo); as read otherwise. Two names at least,
+    every one must agree, and none may match as read: one convention, not a guess per name
+    (a lone "ruder.sebastian@" is Sebastian Ruder's own choice of mailbox)."""
+    boxes = {(a.lower(), b.lower()) for ln in lines for a, b in _TWO_PART_BOX.findall(ln)}
+    parts = [n.split(", ", 1) for n in names]
+    letters = lambda w: re.sub(r"[^a-z]", "", _fold(w))  # noqa: E731
+    if (not boxes or len(parts) < 2 or any(len(p) != 2 or " " in p[0] or " " in p[1] for p in parts)
+            or any((letters(p[1]), letters(p[0])) in boxes for p in parts)
+            or not all((letters(p[0]), letters(p[1])) in boxes for p in parts)):
+        return names
+    return [f"{given}, {fam}" for fam, given in parts]
+
+
 def _more_blocks(lines: list[str]) -> list[str]:
     """Names of the author blocks after the first ("John Smith" / "Department, University"
     / "Peter Sellers" / "Department, ..."): a line of names counts when an affiliation
-    line follows it, a line that starts with a name and goes on with its affiliation
-    ("Tom F. Johnson Department, University") too; other lines are the blocks' addresses."""
+    line follows it, when it or the line before it has an e-mail address (a block closed
+    by its address, then the next name: "MIPT" / "Moscow, Russia" / "a@b.edu" / "Daniil
+    Dorin"), or when an address of the header spells its family name; a line that starts
+    with a name and goes on with its affiliation ("Tom F. Johnson Department, University")
+    counts too; other lines are the blocks' addresses."""
     out: list[str] = []
     # not past a thesis's supervisor, its jury or an editor
     lines = lines[:next((i for i, ln in enumerate(lines) if _OTHERS.search(ln)), len(lines))]
@@ -314,9 +344,12 @@ def _more_blocks(lines: list[str]) -> list[str]:
     # under a name) takes only names that an affiliation line follows.
     if len(lines) % 2 and all(bool(n) == (i % 2 == 1) for i, n in enumerate(read)):
         return [name for names in read for name in names]
+    mail = email_locals(lines)
     for i, line in enumerate(lines):
         names = read[i]
-        if names and i + 1 < len(lines) and _AFFIL_LINE.match(lines[i + 1]):
+        if names and (i + 1 < len(lines) and _AFFIL_LINE.match(lines[i + 1])
+                      or _EMAIL.search(line) or i > 0 and _EMAIL.search(lines[i - 1])
+                      or _mailed(names, mail)):
             out += names
         elif not names and not _AFFIL_LINE.match(line) and i > 0:
             # (not the line right under the first block's names: its affiliation, "David R.
@@ -381,9 +414,11 @@ _LISTED = re.compile(rf"^(?:Complete List of Authors:\s*)?([{UPPER}][^\W\d_'’-
                      rf"[{UPPER}][^\W\d_]*)*),\s*([{UPPER}][^;,]{{0,40}}?)\s*;")
 
 
-def _profiled(lines: list[str]) -> list[str]:
+def _profiled(lines: list[str], count: int, text: str) -> list[str]:
     """The people of ResearchGate's cover: each a name row, its affiliation's, then "77
-    PUBLICATIONS 201 CITATIONS" and "SEE PROFILE"."""
+    PUBLICATIONS 201 CITATIONS" and "SEE PROFILE". The cover shows only those with a
+    profile ("3 authors, including:" over two): then the paper's own byline on the next
+    page, when it has ``count`` names and theirs among them."""
     names = []
     for k, line in enumerate(lines):
         if re.search(r"\bPUBLICATIONS\b", line):
@@ -391,7 +426,26 @@ def _profiled(lines: list[str]) -> list[str]:
                 if len(found := parse_byline(row)) == 1:
                     names += found
                     break
+    if len(names) < count:  # (its start: the affiliation may follow on the same line)
+        for item in text.split("\n"):
+            words = item.split()[:4 * count]
+            for whole in (*(parse_byline(" ".join(words[:k]))
+                            for k in range(len(words), 3, -1)), *_runs(words, count)):
+                if len(whole) == count and _families(names) <= _families(whole):
+                    return whole
     return names
+
+
+def _runs(words: list[str], count: int) -> list[list[str]]:
+    """Every reading of ``words``' start as ``count`` names of two or three words each,
+    with nothing between them ("D. Brandon Lloyd Chas Boyd Naga Govindaraju")."""
+    if count == 0:
+        return [[]]
+    out = []
+    for n in (2, 3):
+        if n <= len(words) and (name := person(" ".join(words[:n]))):
+            out += [[name, *rest] for rest in _runs(words[n:], count - 1)]
+    return out
 
 
 def _listed(lines: list[str]) -> list[str]:
@@ -438,8 +492,8 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         if names := parse_byline(re.sub(rf"\b([{UPPER}])(?=\s)", r"\1.", cited)):
             return names, PDF_TEXT
     for i, line in enumerate(first_page):  # ResearchGate's cover: "3 authors, including:"
-        if re.match(r"^\d+\s+authors?\b", line):
-            return _profiled(first_page[i + 1:i + 24]), PDF_TEXT
+        if m := re.match(r"^(\d+)\s+authors?\b", line):
+            return _profiled(first_page[i + 1:i + 24], int(m.group(1)), text), PDF_TEXT
     for i, line in enumerate(first_page):  # ScholarOne's review copy: "Complete List of
         if line.startswith("Complete List of Authors:"):  # Authors: Family, Given; Place"
             return _listed(first_page[i:i + 20]), PDF_TEXT
@@ -460,7 +514,7 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         while names and j < len(lines) and (more := _joined(lines, j))[0]:  # more lines
             names, j = names + more[0], more[1]
         if names:
-            found = names + _more_blocks(lines[j:])
+            found = _mail_ordered(names + _more_blocks(lines[j:]), lines)
             break
     if not found:  # each author on a line of their own, their affiliation after the name;
         for line in lines[:8]:  # not a thesis's supervisor or jury, nor an editor

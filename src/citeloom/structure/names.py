@@ -36,6 +36,9 @@ NOT_A_PERSON = re.compile(
     # "Federal Reserve Board", "Mountain View"
     r"independent|researchers?|scientists?|scholars?|fellows?|postdoc\w*|students?|"
     r"candidate|board|reserve|bank|view|city|heights|anonymous|see|profile|church|trust|"
+    # a country of two words ("Sri Lanka", an affiliation's last row), a letter's
+    # salutation ("Dear Feng Liu"), a web form's buttons ("Create Account", "Quick Links")
+    r"lanka|arabia|zealand|africa|kingdom|emirates|states|leone|faso|dear|account|links|business|"
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
     r"given|prefix|suffix|particle|title|book|copyright|year|name|family)\b",
     re.IGNORECASE)
@@ -46,8 +49,10 @@ _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to"
                              "your", "our", "my", "their",  # a slogan: "Free Your Numbers"
                              "die", "dem", "ein", "eine", "einer", "eines", "für", "über",
                              "mit", "und"})  # German: "Die Optionen des Pakets"
-# Titles before a name: "Dr. Jens Oehlschlägel", "Prof. Dr. Kurt Hornik".
-_HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\s+)+",
+# Titles before a name: "Dr. Jens Oehlschlägel", "Prof. Dr. Kurt Hornik", an assistant
+# professor's "Ass. Pro.".
+_HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\s+"
+                        r"|(?:ass|asst|assoc|pro)\.\s*)+",  # "Ass. Pro. Ankit Chouhan"
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
@@ -90,9 +95,12 @@ _COUNTRY_LAST = re.compile(
 # Cities of two words whose first could open a person's name ("Ann Arbor", "Santa Cruz").
 _PLACE_FIRST = (r"(?:San|Santa|Santo|São|Sao|Palo|Ann|Saint|St\.?|Fort|Port|Rio|Hong|Tel|"
                 r"Buenos|Kuala|Salt|El|Baton|Cape|Mount|Bad)\s")
-# Degrees after a name: "John J. Smith, B.A.", "Jane Doe, MD, PhD".
+# Degrees after a name: "John J. Smith, B.A.", "Jane Doe, MD, PhD", "Brian K. Fung,
+# PharmD, MPH", "Andreas Ekström, M Ed".
 _DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?\s?D|"
-                     r"Ph\.?\s?D|D\.?\s?Phil|MPH|MBA|R\.?N)\.?(?=\s*(?:,|and\b|&|$))")
+                     r"Ph\.?\s?D|D\.?\s?Phil|M\.?\s?Phil|MPH|MBA|R\.?N|Pharm\.?\s?D|DrPH|"
+                     r"DDS|DVM|DNP|MSW|MSN|BSN|M\.?\s?Ed)\.?"
+                     rf"(?=[{SYMBOLS}]*\s*(?:,|and\b|&|$))")  # "MD*": the corresponding author
 # Generation suffixes: "William J. Hansen Jr", "John H. Lienhard V".
 _SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?:\s+[a-z](?=\s*,))?"  # "Jr. b,": a mark
                      r"(?=\s*(?:,|and\b|&|$))")
@@ -122,8 +130,9 @@ _SPANISH = frozenset({
     "Caballero", "Aguilar", "Pascual", "Herrero", "Montero", "Hidalgo", "Durán", "Vargas",
     "Rojas", "Mendoza", "Espinosa", "Salazar", "Guzmán", "Villanueva", "Gallardo", "Sáez",
     "Crespo", "Arias", "Carmona", "Velasco"})
-# A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee).
-_CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz)[A-Z][a-z]+[A-Z]")
+# A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee) and
+# Arabic's Al ("AlHamaydeh").
+_CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz|Al[A-Z])[A-Z][a-z]+[A-Z]")
 
 
 # Portuguese suffixes a family name ends in: "Demival Vasques Filho", "Joel Larocca Neto".
@@ -208,8 +217,9 @@ _IEEE_GRADE = re.compile(r"\s*,?\s*(?:(?:Life|Graduate|Student|Senior)\s+)*(?:Me
 # An ORCID after a name (Springer's LNCS): "John Smith1[0000-0002-1825-0097]".
 _ORCID = re.compile(r"\s*[\[(]?\b\d{4}[-−]\d{4}[-−]\d{4}[-−]\d{3}[\dX]\b[\])]?")
 
-# IEEE's conference template numbers its authors: "1st John Smith, 2nd Jane Doe".
-_ORDINAL = re.compile(rf"(?:^|(?<=,\s))[1-9](?:st|nd|rd|th)\s+(?=[{UPPER}])")
+# IEEE's conference template numbers its authors: "1st John Smith, 2nd Jane Doe" (the
+# text layer may set the ordinal's letters apart, as a superscript: "1 st Weizhen Sun").
+_ORDINAL = re.compile(rf"(?:^|(?<=,\s))[1-9]\s?(?:st|nd|rd|th)\s+(?=[{UPPER}])")
 
 
 # A byline set family name first, initials after (IUCr's journals): "Bajor, J. ac,
@@ -250,6 +260,8 @@ def parse_byline(text: str) -> list[str]:
     text = _LOOSE_ACCENT.sub("", text)  # "Jill-Jenn Vie, ˆ 1", "Sebastien Jean ´"
     text = re.sub(rf"\b([OD]['’])\s+(?=[{UPPER}])", r"\1", text)  # "Dion O' Neale"
     text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"
+    text = re.sub("[\ue000-\uf8ff]", "", text)  # a private-use glyph: SAGE's ORCID icon
+    text = re.sub("[\u00b9\u00b2\u00b3\u2070-\u2079]+", " ", text)  # "Roggenkamp¹": a mark
     text = re.sub(rf"\b([{UPPER}])\.(?=[{UPPER}][a-z])", r"\1. ", text)  # "M.Tuncay Gençoğlu"
     # The addresses after the names: "… Kurt Konolige email: {grisetti,kuemmerl}@uni.de …"
     text = re.sub(r"\s*\b(?:e-?mails?|contact)\s*:.*$", "", text, flags=re.IGNORECASE)

@@ -226,6 +226,24 @@ def _on_first_page(title: str, doc: DoclingDocument) -> bool:
     return len(seen) < 15 or not words or sum(w in seen for w in words) * 2 >= len(words)
 
 
+def _as_printed(meta: str, path: Path, password: str | None) -> str:
+    """An info title as page 1 prints it, where its largest type says nearly the same
+    ("Cryptographic Hash Functions from Markoff Triples" in the info, "A Cryptographic
+    Hash Function from Markoff Triples" on the page): the printed one is what a reader
+    cites, and what the byline below it is found under. The info title otherwise."""
+    from citeloom.payload import fold
+
+    layer = layer_title(path, password)
+    if not layer or layer == meta:
+        return meta
+    words = lambda text: set(re.findall(r"[^\W\d_]{3,}", fold(text)))  # noqa: E731
+    ours, theirs = words(meta), words(layer)
+    shared = len(ours & theirs)
+    # (not a layer title cut short, "… of the Fast Fourier", nor one with TeX's "\ast")
+    return layer if (ours and shared >= 0.6 * len(ours | theirs) and "\\" not in layer
+                     and len(theirs) >= len(ours) - 1) else meta
+
+
 def title_head(line: str, title: str) -> bool:
     """Whether ``line``, right above a title, is the title's first line cut off by the
     layout model: it ends in a colon, has two to eight words and the title's case
@@ -246,7 +264,7 @@ def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> s
     found = find_title(doc)
     if not found and pdf and (meta := pdf_metadata_title(path, password)) \
             and _on_first_page(meta, doc):
-        found = meta
+        found = _as_printed(meta, path, password)
     heading = "" if found else document_title(doc, "")
     layer = None if found or not pdf else layer_title(path, password)
     if layer:  # page 1's largest type before its first heading, unless the heading goes

@@ -75,6 +75,8 @@ _ISSUE = re.compile(
     rf"\bVolume\s+\d+,\s*Issue\s+\d+\b[^\n]{{0,40}}?\b{YEAR}\b|"
     # a journal's footer: "Dermatological Nursing 2016, Vol 15, No 4"
     rf"\b{YEAR},\s*Vol\.?\s*\d+,\s*No\.?\s*\d+\b|"
+    # the AEA's running head: "American Economic Journal: Applied Economics 2021, 13(4): 70–100"
+    rf"\b{YEAR},\s*\d{{1,4}}\s*\(\d{{1,3}}\)\s*:\s*\d+\s*[-–]\s*\d+\b|"
     rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{MONTH}\s+{YEAR}\b|"
     rf"\bVol(?:ume|\.)?\s*\d+\s*,\s*(?:No\.?|Number|Issue)\s*\d+\s*,?\s*(?:{MONTH}\s+)?"
     rf"\(?{YEAR}\)?|"

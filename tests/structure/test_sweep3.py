@@ -1,0 +1,127 @@
+"""Bylines, titles and years as a third sweep of unread papers printed them (170 pool PDFs
+of the heldout22-26 draws nobody had judged; docs/DECISIONS.md "A third sweep"). Each
+string is a real PDF's text-layer row or item; the PDFs are built here with those rows."""
+
+from pathlib import Path
+
+import pytest
+
+from citeloom.structure.metadata import _authors
+from citeloom.structure.names import parse_byline
+from citeloom.structure.titles import _as_printed
+from citeloom.structure.years import paper_year
+
+from .test_drafts import _pdf
+
+
+@pytest.mark.parametrize("row, want", [
+    # IEEE's ordinal with its letters set apart as a superscript
+    ("1 st Weizhen Sun", ["Sun, Weizhen"]),
+    # degrees after the names, one with the corresponding author's star
+    ("Brian K. Fung, PharmD, MPH", ["Fung, Brian K."]),
+    ("Andreas Ekström, M Ed; Lisa Kurland, MD, PhD; Nasim Farrokhnia, MD, PhD; Maaret "
+     "Castrén, MD, PhD; Martin Nordberg, MD*",
+     ["Ekström, Andreas", "Kurland, Lisa", "Farrokhnia, Nasim", "Castrén, Maaret",
+      "Nordberg, Martin"]),
+    # an assistant professor's title before the name
+    ("Mandavi Katare*1 & Ass. Pro. Ankit Chouhan2", ["Katare, Mandavi", "Chouhan, Ankit"]),
+    # SAGE's ORCID icon (a private-use glyph) and Arabic's "Al" inside a family name
+    ("Arman Malekloo 1 , Ekin Ozer 2\ue840, Mohammad AlHamaydeh 3\ue840 and Mark Girolami 4,5",
+     ["Malekloo, Arman", "Ozer, Ekin", "AlHamaydeh, Mohammad", "Girolami, Mark"]),
+    # superscript digits as affiliation marks
+    ("Hauke Roggenkamp¹\uf8d2, Michael V. Reiss 2,3\uf8d2, Susanne Adler⁴\uf8d2",
+     ["Roggenkamp, Hauke", "Reiss, Michael V.", "Adler, Susanne"]),
+    # a country's two words, a letter's salutation, a web form's buttons
+    ("Sri Lanka", []),
+    ("Dear Feng Liu,", []),
+    ("Create Account", []),
+    ("QUICK LINKS", []),
+    ("JavaScript Strict", []),  # a capital inside a word still is no name
+])
+def test_sweep3_rows(row: str, want: list[str]) -> None:
+    assert parse_byline(row) == want
+
+
+TITLE = "Approximation fMRI data from the audio time series"
+
+
+def test_the_next_author_block_after_an_address() -> None:
+    rows = [TITLE, "Anastasia German", "MIPT", "Moscow, Russia", "german.aia@phystech.edu",
+            "Daniil Dorin", "MIPT", "Moscow, Russia", "dorin.dd.contact@gmail.com", "Abstract"]
+    assert _authors(rows, {}, "", TITLE)[0] == ["German, Anastasia", "Dorin, Daniil"]
+    # the address on the name's own line (JMLR's)
+    rows = [TITLE, "Yoshua Bengio, BENGIOY@IRO.UMONTREAL.CA", "Dept. IRO, Universite de Montréal",
+            "C.P. 6128, Montreal, Qc, H3C 3J7, Canada", "Yves Grandvalet, YVES.GRANDVALET@UTC.FR",
+            "Heudiasyc, UMR CNRS 6599", "Editor: Dana Ron", "Abstract"]
+    assert _authors(rows, {}, "", TITLE)[0] == ["Bengio, Yoshua", "Grandvalet, Yves"]
+    # a third author under the addresses that spell the name (ACL's)
+    rows = [TITLE, "Avijit Thawani, Jay Pujara", "University of Southern California / Los Angeles",
+            "Information Sciences Institute / Marina del Rey", "{thawani,jpujara,ilievski}@isi.edu",
+            "Filip Ilievski", "Abstract"]
+    assert _authors(rows, {}, "", TITLE)[0] == ["Thawani, Avijit", "Pujara, Jay",
+                                               "Ilievski, Filip"]
+    # a city under an address is still no author
+    rows = [TITLE, "Anastasia German", "MIPT", "german.aia@phystech.edu", "Moscow, Russia",
+            "Abstract"]
+    assert _authors(rows, {}, "", TITLE)[0] == ["German, Anastasia"]
+
+
+def test_names_set_family_name_first_that_their_mailboxes_turn() -> None:
+    rows = [TITLE, "Carrà Edoardo", "edoardo.carra@mail.polimi.it", "Gentile Lorenzo",
+            "lorenzo3.gentile@mail.polimi.it", "Ferrario Daniele",
+            "daniele6.ferrario@mail.polimi.it", "1 Introduction"]
+    assert _authors(rows, {}, "", TITLE)[0] == ["Carrà, Edoardo", "Gentile, Lorenzo",
+                                               "Ferrario, Daniele"]
+    # one person's "family.given" mailbox is a choice of mailbox, not the name's order
+    rows = [TITLE, "Sebastian Ruder", "Insight Centre for Data Analytics",
+            "ruder.sebastian@gmail.com", "Abstract"]
+    assert _authors(rows, {}, "", TITLE)[0] == ["Ruder, Sebastian"]
+
+
+def test_a_researchgate_cover_that_shows_fewer_than_its_authors() -> None:
+    cover = ["See discussions, stats, and author profiles for this publication at: https://www.",
+             "A runtime model for fUML", "Conference Paper · October 2012", "3 authors, including:",
+             "Tanja Mayerhofer", "TU Wien", "39 PUBLICATIONS 422 CITATIONS", "SEE PROFILE",
+             "Philip Langer", "TU Wien", "45 PUBLICATIONS 872 CITATIONS", "SEE PROFILE"]
+    page2 = ("A Runtime Model for fUML∗\nTanja Mayerhofer, Philip Langer, and Gerti Kappel "
+             "Business Informatics Group Institute of Software Technology and Interactive Systems")
+    text = "\n".join(cover) + "\n" + page2
+    assert _authors(cover, {}, text, "A runtime model for fUML")[0] == [
+        "Mayerhofer, Tanja", "Langer, Philip", "Kappel, Gerti"]
+    # the byline as a run of names with nothing between them
+    cover[4:12] = ["Brandon Lloyd", "Microsoft", "16 PUBLICATIONS 931 CITATIONS", "SEE PROFILE",
+                   "Chas. Boyd", "Advanced Micro Devices", "6 PUBLICATIONS 237 CITATIONS",
+                   "SEE PROFILE"]
+    text = "\n".join(cover) + "\nD. Brandon Lloyd Chas Boyd Naga Govindaraju\nMicrosoft"
+    assert _authors(cover, {}, text, "A runtime model for fUML")[0] == [
+        "Lloyd, D. Brandon", "Boyd, Chas", "Govindaraju, Naga"]
+    # no byline of that many: the profiles, as before
+    assert _authors(cover, {}, "\n".join(cover), "A runtime model for fUML")[0] == [
+        "Lloyd, Brandon", "Boyd, Chas."]
+
+
+def test_the_aea_running_head_gives_the_year_not_a_period_studied() -> None:
+    text = ("American Economic Journal: Applied Economics 2021, 13(4): 70–100\n"
+            "Air Pollution and Criminal Activity\nUsing the geolocation of crimes in Chicago "
+            "from 2001–2012, we compare crime upwind and downwind")
+    assert paper_year(text, {})[0] == 2021
+
+
+def _titled(tmp_path: Path, printed: str, info: str) -> Path:
+    body = [(90, 80, 18, printed), (90, 120, 10, "Elena Fuchs, Kristin Lauter"),
+            (90, 150, 10, "Abstract"),
+            (90, 166, 10, "Cryptographic hash functions from expander graphs were proposed"),
+            (90, 180, 10, "by Charles, Goren and Lauter based on the hardness of finding paths"),
+            (90, 194, 10, "in the graph; we propose a new candidate for a hash function.")]
+    return _pdf(tmp_path / "paper.pdf", body, title=info)
+
+
+def test_an_info_title_near_the_printed_one_gives_way_to_it(tmp_path: Path) -> None:
+    printed = "A Cryptographic Hash Function from Markoff Triples"
+    pdf = _titled(tmp_path, printed, "Cryptographic Hash Functions from Markoff Triples")
+    assert _as_printed("Cryptographic Hash Functions from Markoff Triples", pdf, None) == printed
+    # not to a printed title cut short, nor to one that says something else
+    cut = "Cryptographic Hash Functions from Markoff Triples and Expander Graphs"
+    assert _as_printed(cut, pdf, None) == cut
+    other = "Supplementary material: proofs of the lemmas"
+    assert _as_printed(other, pdf, None) == other
