@@ -125,3 +125,20 @@ def test_an_info_title_near_the_printed_one_gives_way_to_it(tmp_path: Path) -> N
     assert _as_printed(cut, pdf, None) == cut
     other = "Supplementary material: proofs of the lemmas"
     assert _as_printed(other, pdf, None) == other
+
+
+def test_a_byline_of_capitals_each_name_with_its_affiliation() -> None:
+    # Advances in Applied Probability: a name, its marks, its affiliation after a comma
+    title = "PARALLEL MATCHING FOR RANKING ALL TEAMS IN A TOURNAMENT"
+    rows = [title, "KEI KOBAYASHI, ∗ The Institute of Statistical Mathematics",
+            "HIDEKI KAWASAKI ∗∗ ∗∗∗ and", "AKIMICHI TAKEMURA, ∗∗ ∗∗∗∗ The University of Tokyo",
+            "Abstract"]
+    assert _authors(rows, {}, "", title)[0] == ["Kobayashi, Kei", "Kawasaki, Hideki",
+                                               "Takemura, Akimichi"]
+    # a field of study before an institute is no name ("… Center for" / "Computational
+    # Astrophysics, Flatiron Institute, New York")
+    assert parse_byline("Computational Astrophysics") == []
+
+
+def test_a_labelled_orcid_after_a_name() -> None:
+    assert parse_byline("Joshua V. Dillon (ORCID: 0009-0009-6482-1899)") == ["Dillon, Joshua V."]

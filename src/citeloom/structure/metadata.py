@@ -213,6 +213,18 @@ def _lead_name(line: str) -> list[str]:
     clearly begins right after it."""
     if named := _named_by_address(line):
         return named
+    # A byline's row that goes on to the next ("HIDEKI KAWASAKI ∗∗ ∗∗∗ and"), or a name and
+    # its affiliation after a comma ("KEI KOBAYASHI, ∗ The Institute of Statistical
+    # Mathematics", "… Izzulhaq, Independent Researcher"): one name, then.
+    bare = re.sub(r"[\s,]+(?:and|&)$", "", line.strip())
+    if bare != line.strip() and len(named := parse_byline(bare)) == 1:
+        return named
+    first, comma, rest = line.partition(",")
+    rest = rest.strip(f" {SYMBOLS}")
+    if comma and (_AFFIL_LINE.match(rest) or re.match(r"independent\s+(?:researcher|scholar)\b",
+                                                      rest, re.IGNORECASE)) \
+            and len(named := parse_byline(first)) == 1:
+        return named
     head = re.split(r"\s\.\s+(?=\d?[A-Z])|\s\|\s", line, maxsplit=1)  # (or a bar: "Anthony Le |
     # Denison University, …")
     if len(head) == 2 and (named := parse_byline(head[0])):

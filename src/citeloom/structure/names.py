@@ -39,6 +39,8 @@ NOT_A_PERSON = re.compile(
     # a country of two words ("Sri Lanka", an affiliation's last row), a letter's
     # salutation ("Dear Feng Liu"), a web form's buttons ("Create Account", "Quick Links")
     r"lanka|arabia|zealand|africa|kingdom|emirates|states|leone|faso|dear|account|links|business|"
+    # a field of study: "Computational Astrophysics, Flatiron Institute"
+    r"\w*physics|mathematics|chemistry|economics|medicine|philosophy|linguistics|"
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
     r"given|prefix|suffix|particle|title|book|copyright|year|name|family)\b",
     re.IGNORECASE)
@@ -214,8 +216,10 @@ def _split_run(part: str) -> list[str]:
 _IEEE_GRADE = re.compile(r"\s*,?\s*(?:(?:Life|Graduate|Student|Senior)\s+)*(?:Member|Fellow)"
                          r"\s*,\s*IEEE\b|"  # and the other order: ", IEEE Student Member"
                          r"\s*,\s*IEEE\s+(?:(?:Life|Graduate|Student|Senior)\s+)*(?:Member|Fellow)\b")
-# An ORCID after a name (Springer's LNCS): "John Smith1[0000-0002-1825-0097]".
-_ORCID = re.compile(r"\s*[\[(]?\b\d{4}[-−]\d{4}[-−]\d{4}[-−]\d{3}[\dX]\b[\])]?")
+# An ORCID after a name (Springer's LNCS): "John Smith1[0000-0002-1825-0097]"; labelled:
+# "Muhammad Izzulhaq (ORCID: 0009-0009-6482-1899)".
+_ORCID = re.compile(r"\s*[\[(]?\s*(?:ORCID(?:\s*iD)?\s*:?\s*)?"
+                    r"\b\d{4}[-−]\d{4}[-−]\d{4}[-−]\d{3}[\dX]\b[\])]?")
 
 # IEEE's conference template numbers its authors: "1st John Smith, 2nd Jane Doe" (the
 # text layer may set the ordinal's letters apart, as a superscript: "1 st Weizhen Sun").
