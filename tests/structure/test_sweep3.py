@@ -142,3 +142,17 @@ def test_a_byline_of_capitals_each_name_with_its_affiliation() -> None:
 
 def test_a_labelled_orcid_after_a_name() -> None:
     assert parse_byline("Joshua V. Dillon (ORCID: 0009-0009-6482-1899)") == ["Dillon, Joshua V."]
+
+
+def test_sweep4_rows_and_years() -> None:
+    # affiliation letters before the first name (Mathematical Social Sciences, 1997)
+    assert parse_byline("a, b Herman Monsuur , Ton Storcken *") == ["Monsuur, Herman",
+                                                                     "Storcken, Ton"]
+    # initials in capitals are no family name: "Martin W.A. CAMINADA" is Caminada
+    assert parse_byline("Ofer ARIELI a and Martin W.A. CAMINADA b,1") == [
+        "Arieli, Ofer", "Caminada, Martin W.A."]
+    assert parse_byline("Recommended Reading") == []
+    # old Elsevier fonts set the en dash of a page range as "}"
+    text = ("Journal of Econometrics 92 (1999) 1}45\nGMM estimation with cross sectional "
+            "dependence\nReceived 1 July 1996; received in revised form 1 June 1998")
+    assert paper_year(text, {})[0] == 1999

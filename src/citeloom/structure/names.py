@@ -38,7 +38,7 @@ NOT_A_PERSON = re.compile(
     r"candidate|board|reserve|bank|view|city|heights|anonymous|see|profile|church|trust|"
     # a country of two words ("Sri Lanka", an affiliation's last row), a letter's
     # salutation ("Dear Feng Liu"), a web form's buttons ("Create Account", "Quick Links")
-    r"lanka|arabia|zealand|africa|kingdom|emirates|states|leone|faso|dear|account|links|business|"
+    r"lanka|arabia|zealand|africa|kingdom|emirates|states|leone|faso|dear|account|links|business|recommended|"
     # a field of study: "Computational Astrophysics, Flatiron Institute"
     r"\w*physics|mathematics|chemistry|economics|medicine|philosophy|linguistics|"
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
@@ -178,7 +178,8 @@ def person(name: str) -> str | None:
         return None  # an acronym before a name is an institution's: "ETH Zurich"
     # Journals that set family names in capitals: "Ross G. DOUGLAS" is Douglas; a family
     # name of two capitalised words after the given name: "Duvérier DJIFACK ZEBAZE".
-    caps = [len(w) > 2 and w.isupper() for w in words]
+    caps = [len(w) > 2 and w.isupper() and not re.fullmatch(r"(?:[A-Z]\.)+[A-Z]?", w)
+            for w in words]  # (initials are no family name: "Martin W.A. CAMINADA")
     block = len(caps) - next((i for i, c in enumerate(reversed(caps)) if not c), len(caps))
     words = [w.title() if c else w for w, c in zip(words, caps, strict=True)]
     fam = (" ".join(words[block:]) if block > 0 and len(words) - block >= 2
@@ -266,6 +267,8 @@ def parse_byline(text: str) -> list[str]:
     text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"
     text = re.sub("[\ue000-\uf8ff]", "", text)  # a private-use glyph: SAGE's ORCID icon
     text = re.sub("[\u00b9\u00b2\u00b3\u2070-\u2079]+", " ", text)  # "Roggenkamp¹": a mark
+    # affiliation letters before the first name: "a, b Herman Monsuur , Ton Storcken *"
+    text = re.sub(rf"^\s*(?:[a-z]\s*,\s*)*[a-z]\s+(?=[{UPPER}])", "", text)
     text = re.sub(rf"\b([{UPPER}])\.(?=[{UPPER}][a-z])", r"\1. ", text)  # "M.Tuncay Gençoğlu"
     # The addresses after the names: "… Kurt Konolige email: {grisetti,kuemmerl}@uni.de …"
     text = re.sub(r"\s*\b(?:e-?mails?|contact)\s*:.*$", "", text, flags=re.IGNORECASE)

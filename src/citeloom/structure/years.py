@@ -29,8 +29,9 @@ _COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)[,:]?\s*(?:[\w()]+\s+)?{YEAR}"
 # "International Psychogeriatrics (2014), 26:1", "... Outcomes 2010, 4:1". The volume
 # touches its comma or issue: "Morris (1992) 1 ," is a citation with a footnote mark.
 # "Journal of Machine Learning Research 15 (2014) 1929-1958": volume, year, pages.
+# ("Journal of Econometrics 92 (1999) 1}45": old Elsevier fonts map the en dash to "}")
 _VOLUME = re.compile(rf"\({YEAR}\)\s*,?\s*(?:\d+[,:(]|(?:article|paper)\s+(?:no\.|number)"
-                     rf"\s*\d+)|\b\d{{1,4}}\s+\({YEAR}\)\s+[A-Z]?\d+\s*[-–]\s*[A-Z]?\d+\b")
+                     rf"\s*\d+)|\b\d{{1,4}}\s+\({YEAR}\)\s+[A-Z]?\d+\s*[-–}}]\s*[A-Z]?\d+\b")
 FAMILY = r"([A-Z][^\W\d_]+(?:[-'’][A-Z][^\W\d_]+)?)"
 # "Datta et al. Journal of Trauma Management & Outcomes 2010, 4:1" (a running header);
 # "How to cite this article Webb et al. (2017)". Not "(see Smith et al., 2004)".
