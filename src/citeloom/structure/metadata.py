@@ -196,6 +196,7 @@ def run_on(title: str, path: Path, password: str | None = None) -> tuple[str, li
     return title, []
 
 
+
 def _title_words(title: str) -> set[str]:
     return {w for w in re.findall(r"[^\W\d_]{3,}", _fold(title))}
 

@@ -203,13 +203,19 @@ def person(name: str) -> str | None:
 _INITIALED = (r"[A-Z][^\W\d_]+(?:-[A-Z][^\W\d_]+)?(?:\s+[A-Z]\.)+\s+"
               r"[A-Z][^\W\d_]+(?:[-'’][A-Z]?[^\W\d_]+)?")
 _RUN = re.compile(rf"^(?:{_INITIALED}\s*){{2,}}$")
+# ... and the last of them without an initial: "Sage A. Weil Andrew W. Leung Scott A. Brandt
+# Carlos Maltzahn".
+_RUN_THEN_TWO = re.compile(rf"^((?:{_INITIALED}\s+){{2,}})([A-Z][^\W\d_]+\s+[A-Z][^\W\d_]+)$")
 
 
 def _split_run(part: str) -> list[str]:
-    """A part that is several initialed names in a row, as those names; else the part."""
+    """A part that is several initialed names in a row (the last may have none), as those
+    names; else the part."""
     part = part.strip()
     if _RUN.match(part):
         return re.findall(_INITIALED, part)
+    if m := _RUN_THEN_TWO.match(part):
+        return [*re.findall(_INITIALED, m.group(1)), m.group(2)]
     return [part]
 
 
@@ -266,6 +272,7 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub(rf"\b([OD]['’])\s+(?=[{UPPER}])", r"\1", text)  # "Dion O' Neale"
     text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"
     text = re.sub("[\ue000-\uf8ff]", "", text)  # a private-use glyph: SAGE's ORCID icon
+    text = re.sub(r'\s*["“][^"“”]{1,20}["”]\s*', " ", text)  # a nickname: Yicheng "Billy" Lu
     text = re.sub("[\u00b9\u00b2\u00b3\u2070-\u2079]+", " ", text)  # "Roggenkamp¹": a mark
     # affiliation letters before the first name: "a, b Herman Monsuur , Ton Storcken *"
     text = re.sub(rf"^\s*(?:[a-z]\s*,\s*)*[a-z]\s+(?=[{UPPER}])", "", text)
@@ -293,9 +300,10 @@ def parse_byline(text: str) -> list[str]:
     text = _SUFFIX.sub("", _DEGREE.sub("", text))
     # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
     text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]+\s+(?=[{UPPER}])", ", ", text)
-    # ... or by their affiliations' numbers: "Peiyuan Feng 1 Yuan Lin†1 Yuchen Zhang 1".
+    # ... or by their affiliations' numbers: "Peiyuan Feng 1 Yuan Lin†1 Yuchen Zhang 1",
+    # "C. N. Poveda-Ruiz 1 J. E. Forero-Romero 1".
     text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]*\s*\d{{1,2}}(?:\s*,?\s*\d{{1,2}})*\s*[{SYMBOLS}]*"
-                  rf"\s+(?=[{UPPER}][^\W\d_]*(?:[-'’][^\W\d_]+)*\s)", ", ", text)
+                  rf"\s+(?=[{UPPER}](?:[^\W\d_]*|\.)(?:[-'’][^\W\d_]+)*\s)", ", ", text)
     # "and" in any case; "und", "et", "y", "e" (German, French, Spanish, Italian) in lower;
     # a middle dot, bullet or bar between names (Springer's "A · B · C").
     parts = re.split(r"\s*,\s*(?:(?i:and)\s+|&\s*)?|\s+(?:(?i:and)|&|und|et|y|e)\s+"

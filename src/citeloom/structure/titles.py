@@ -106,6 +106,8 @@ def layer_title(path: Path, password: str | None = None, *, strict: bool = True)
         head.append(row)
     if not head or usual <= 1.0:
         return None
+    if aas := _aastex_title(head):
+        return aas
     largest = max(size for _, size, _ in head)
     if largest < TITLE_SIZE * usual:
         return None
@@ -125,6 +127,34 @@ def layer_title(path: Path, password: str | None = None, *, strict: bool = True)
                                    else 3)):
         return None
     return title
+
+
+# AASTeX's stamps over a title (ApJ, AJ, the AAS journals' preprints): "Draft version
+# August 29, 2019", "Typeset using LATEX modern style in AASTeX62", "Preprint typeset using
+# LATEX style emulateapj v. 01/23/15", "Submitted for publication in ApJL".
+_AAS_STAMP = re.compile(r"typeset\s+using\s+L\s?A\s?T\s?E\s?X|emulateapj|AASTeX", re.IGNORECASE)
+_AAS_LINE = re.compile(r"^(?:draft\s+version|(?:preprint\s+)?typeset\s+using|submitted|accepted|"
+                       r"received|published|to\s+appear)\b", re.IGNORECASE)
+
+
+def _aastex_title(head: list) -> str | None:
+    """The title of an AASTeX preprint: the rows under its stamps, in one type, one under
+    the other, to the byline's smaller or larger type. AASTeX may set it in the body's
+    size ("QUANTIFYING AND CONTROLLING BIASES …" in 10 pt over 10 pt text), where the
+    largest type finds nothing."""
+    if not any(_AAS_STAMP.search(text) for text, _, _ in head[:4]):
+        return None
+    start = next((i for i, (text, _, _) in enumerate(head) if not _AAS_LINE.match(text)), None)
+    if start is None:
+        return None
+    run = [head[start]]
+    for row in head[start + 1:]:
+        size = run[0][1]
+        if abs(row[1] - size) > 0.02 * size or not 0 < row[2] - run[-1][2] <= 2.5 * size:
+            break
+        run.append(row)
+    title = " ".join(" ".join(text for text, _, _ in run).split()).rstrip(" ∗*†‡?,")
+    return title if plausible_title(title, 3) and not _NOT_A_TITLE.search(title) else None
 
 
 # A running head or a page number above a title: "TUGboat, Volume 18 (1997), No. 4", "274",

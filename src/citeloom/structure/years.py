@@ -83,6 +83,8 @@ _ISSUE = re.compile(
     rf"\(?{YEAR}\)?|"
     # TUGboat's running head "TUGboat, Volume 32 (2011), No. 2" (a draft's "Volume 0" is none)
     rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+|"
+    # VLDB's reference format: "PVLDB, 17(5): XXX-XXX, 2024."
+    rf"\bPVLDB,\s*\d+\s*\(\d+\)\s*:\s*[\dX]+\s*[-–]\s*[\dX]+\s*,\s*{YEAR}|"
     # an IEEE letter before its issue: "VOL. XX, NO. XX, XX 2016"
     rf"\bVOL\.\s*XX\s*,\s*NO\.\s*XX\s*,\s*(?:XX|{MONTH})\s+{YEAR}\b", re.IGNORECASE)
 # arXiv's side stamp: "arXiv:2206.01062v1 [cs.CL] 2 Jun 2022" (the category marks the stamp,
@@ -127,6 +129,8 @@ _PROCEEDINGS = re.compile(rf"^(?:Preprint:?\s+|In\s+)?(?:Proceedings|Proc\.)\s+o
 # 2021, 123–130", "Nucleic Acids Research, 2015, Vol. 43, No. 7", "Vol. 32 no. 12 2016,
 # pages 1–8", "Machine Learning, 56, 9–33, 2004".
 _JOURNAL_LINE = re.compile(
+    # ACM's running head: "ACM OOPS Messenger 4,4 (Oct. 1993), 2-27."
+    rf"\b\d{{1,4}}\s*,\s*\d{{1,3}}\s*\((?:{MONTH}\s+)?{YEAR}\)\s*,\s*\d+\s*[-–]\s*\d+\b|"
     rf"\b\d{{1,4}}\s*\(\d{{1,4}}\)\s*,\s*{YEAR}\s*,|[^\W\d_.],\s*{YEAR}\s*,\s*Vol(?:ume|\.)\s*\d|"
     rf"\bVol\.?\s*\d+\s+no\.?\s*\d+\s+{YEAR}\s*,\s*pages?\b|"
     rf"[^\W\d_.],\s*\d{{1,4}}\s*,\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}\b", re.IGNORECASE)
@@ -276,6 +280,12 @@ _PUBLISHER = re.compile(r"\b(?:wiley|verlag|springer|elsevier|francis|university
                         r"ieee|acm|kluwer|birkh[aä]user|sage|journal|society)\b", re.IGNORECASE)
 
 
+# HAL's cover page: the reference under "To cite this version", closed by the deposit's id
+# ("… FACS 2015, Oct 2015, Niterói, Brazil. pp.31-47, ⟨10.1007/…⟩. ⟨hal-01305026⟩"; the
+# brackets may read "ff"); its last year is the venue's, not the deposit's "Submitted on".
+_HAL_CITE = re.compile(r"([^\n]{20,600}?)(?:⟨|\bff)?hal-\d{6,}")
+
+
 def _header_year(header: list[str]) -> int | None:
     """The year of a date in the header under the title ("June 2002", "January 6, 2023",
     "Budapest, 2022", "2021" on a line of its own; after "Last modified:" where a line has
@@ -319,6 +329,10 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
     manuscript was published in ... (2008)"); then a year in the info dictionary's
     Subject. Never the file's creation date (a paper printed to PDF years later carries
     that year), never a year cited in the text."""
+    for m in _HAL_CITE.finditer(text):  # HAL's cover: its "To cite this version" reference
+        years = [int(y) for y in re.findall(rf"\b{YEAR}\b", m.group(1)) if _year_ok(int(y))]
+        if years and not re.search(r"submitted\s+on|HAL\s+Id", m.group(1), re.IGNORECASE):
+            return years[-1], PDF_TEXT
     for rx in (_JSTOR_SOURCE, _VOLUME, CITATION, _ISSUE, SELF_CITE, IOP_CITE):
         year = _first_year(rx, text)
         if year:
