@@ -248,7 +248,7 @@ def sized_rows(path: Path, page_no: int, password: str | None = None, limit: int
     return _unnumbered(out)
 
 
-_LINE_NO = re.compile(r"^(\d{1,4})(?:,\s*|\s+)(?=\S)")
+_LINE_NO = re.compile(r"^(\d{1,4})(?:(?:,\s*|\s+)(?=\S)|\s*$)")  # (a blank line's number too)
 
 
 def _unnumbered(rows: list[tuple[str, float, float]]) -> list[tuple[str, float, float]]:
@@ -272,5 +272,6 @@ def _unnumbered(rows: list[tuple[str, float, float]]) -> list[tuple[str, float, 
     strip = {i for run in runs if len(run) >= 5 for i in run}
     if not strip:
         return rows
-    return [(_LINE_NO.sub("", text) if i in strip else text, size, top)
-            for i, (text, size, top) in enumerate(rows)]
+    return [(text, size, top) for text, size, top in
+            ((_LINE_NO.sub("", text) if i in strip else text, size, top)
+             for i, (text, size, top) in enumerate(rows)) if text]

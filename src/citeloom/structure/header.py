@@ -102,6 +102,7 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
         return [], []
     # As Docling gives it ("O'Connell"), accents on their letters ("M¨oller": old TeX fonts).
     rows = [compose_accents(row.replace("’", "'")) for row in rows]
+    rows = [re.sub(r"^title\s*:[\s,;]*", "", row, flags=re.IGNORECASE) for row in rows]  # a label
     whole = _squashed(title)
     for i, row in enumerate(rows if len(whole) >= 10 else []):
         part = _squashed(row)

@@ -319,6 +319,12 @@ def _mailed(names: list[str], mail: list[str]) -> bool:
     return any(len(f) >= 4 and f in local for f in families for local in mail)
 
 
+# A team or collaboration as the byline, on its own line: "Meituan LongCat Team", "The
+# ATLAS Collaboration", "lightkurve contributors".
+_TEAM = re.compile(r"^\s*(?:the\s+)?(?:[^\W\d_][\w-]*\s+){0,4}(?:team|collaboration|consortium|"
+                   r"contributors)\s*$", re.IGNORECASE)
+
+
 # A mailbox of two names: "edoardo.carra", "lorenzo3.gentile".
 _TWO_PART_BOX = re.compile(r"\b([^\W\d_]{2,})\d*[._-]([^\W\d_]{2,})\d*@")
 
@@ -529,6 +535,8 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         if names:
             found = _mail_ordered(names + _more_blocks(lines[j:]), lines)
             break
+    if not found and lines and _TEAM.match(lines[0]):  # no person: a team right under the
+        return [lines[0].strip()], PDF_TEXT             # title ("Meituan LongCat Team")
     if not found:  # each author on a line of their own, their affiliation after the name;
         for line in lines[:8]:  # not a thesis's supervisor or jury, nor an editor
             if _OTHERS.search(line):

@@ -38,7 +38,7 @@ NOT_A_PERSON = re.compile(
     r"candidate|board|reserve|bank|view|city|heights|anonymous|see|profile|church|trust|"
     # a country of two words ("Sri Lanka", an affiliation's last row), a letter's
     # salutation ("Dear Feng Liu"), a web form's buttons ("Create Account", "Quick Links")
-    r"lanka|arabia|zealand|africa|kingdom|emirates|states|leone|faso|dear|account|links|business|recommended|"
+    r"lanka|arabia|zealand|africa|kingdom|emirates|states|leone|faso|dear|account|links|business|recommended|intelligence|"
     # a field of study: "Computational Astrophysics, Flatiron Institute"
     r"\w*physics|mathematics|chemistry|economics|medicine|philosophy|linguistics|"
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
@@ -268,6 +268,7 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub(r"^\s*(?:authors?|author\(s\)|written by|designers?|creators?)\s*:\s*", "", text,
                   flags=re.IGNORECASE)
     text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
+    text = re.sub(r",?\s+et\s+al\.?\s*$", "", text)  # "Ruth Angus, et al.": the names it gives
     text = _LOOSE_ACCENT.sub("", text)  # "Jill-Jenn Vie, ˆ 1", "Sebastien Jean ´"
     text = re.sub(rf"\b([OD]['’])\s+(?=[{UPPER}])", r"\1", text)  # "Dion O' Neale"
     text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"

@@ -256,6 +256,25 @@ def _on_first_page(title: str, doc: DoclingDocument) -> bool:
     return len(seen) < 15 or not words or sum(w in seen for w in words) * 2 >= len(words)
 
 
+def _labelled_title(path: Path, password: str | None) -> str | None:
+    """A manuscript's title after its label on page 1 ("Title: Using neutral theory to
+    reveal the contribution of meta-community pro-" / "cesses to assembly …" / "Authors:
+    …"): its rows to the next label, at most three."""
+    from citeloom.convert.textlayer import page_rows
+
+    rows = page_rows(path, 1, password)[:15]
+    for i, row in enumerate(rows):
+        if m := re.match(r"^title\s*:[\s,;]*(\S.*)$", row, re.IGNORECASE):
+            parts = [m.group(1)]
+            for nxt in rows[i + 1:i + 3]:
+                if re.match(r"^[^\W\d_][\w ]{0,30}:", nxt):
+                    break
+                parts.append(nxt)
+            title = re.sub(r"(?<=[a-z])-\s+(?=[a-z])", "", " ".join(parts))  # "pro- cesses"
+            return title if plausible_title(title, 3) else None
+    return None
+
+
 def _as_printed(meta: str, path: Path, password: str | None) -> str:
     """An info title as page 1 prints it, where its largest type says nearly the same
     ("Cryptographic Hash Functions from Markoff Triples" in the info, "A Cryptographic
@@ -291,7 +310,7 @@ def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> s
     from citeloom.text import compose_accents, fold_alnum
 
     pdf = path.suffix.lower() == ".pdf" and path.is_file()
-    found = find_title(doc)
+    found = find_title(doc) or (_labelled_title(path, password) if pdf else None)
     if not found and pdf and (meta := pdf_metadata_title(path, password)) \
             and _on_first_page(meta, doc):
         found = _as_printed(meta, path, password)

@@ -280,6 +280,14 @@ _PUBLISHER = re.compile(r"\b(?:wiley|verlag|springer|elsevier|francis|university
                         r"ieee|acm|kluwer|birkh[aä]user|sage|journal|society)\b", re.IGNORECASE)
 
 
+# MNRAS's LaTeX template before publication: volume 000 and the template's year, then the
+# day it was built ("MNRAS 000, 1–19 (2016), Preprint 17 February 2017"; "Mon. Not. R.
+# Astron. Soc. 000, ??–?? () Printed 23 June 2016"): the build's year.
+_MNRAS_DRAFT = re.compile(rf"\b(?:MNRAS|Mon\.\s*Not\.\s*R\.\s*Astron\.\s*Soc\.)\s+000\b"
+                          rf"[\s\S]{{0,60}}?\b(?:Preprint|Printed)\s+\d{{1,2}}\s+{MONTH}\s+{YEAR}",
+                          re.IGNORECASE)
+
+
 # HAL's cover page: the reference under "To cite this version", closed by the deposit's id
 # ("… FACS 2015, Oct 2015, Niterói, Brazil. pp.31-47, ⟨10.1007/…⟩. ⟨hal-01305026⟩"; the
 # brackets may read "ff"); its last year is the venue's, not the deposit's "Submitted on".
@@ -329,6 +337,8 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
     manuscript was published in ... (2008)"); then a year in the info dictionary's
     Subject. Never the file's creation date (a paper printed to PDF years later carries
     that year), never a year cited in the text."""
+    if m := _MNRAS_DRAFT.search(text):  # MNRAS's template: its "Preprint"/"Printed" date
+        return int(m.group(1)), PDF_TEXT
     for m in _HAL_CITE.finditer(text):  # HAL's cover: its "To cite this version" reference
         years = [int(y) for y in re.findall(rf"\b{YEAR}\b", m.group(1)) if _year_ok(int(y))]
         if years and not re.search(r"submitted\s+on|HAL\s+Id", m.group(1), re.IGNORECASE):
