@@ -86,7 +86,7 @@ _INSTITUTION_NEXT = re.compile(r"^(?:foundation|institut\w*|cent(?:er|re)|memori
 
 # A byline's line that ends in a given name, its family name on the next line, or that
 # ends in its "and" or a comma, the next name on the next line.
-_BROKEN = re.compile(rf"(?:,|\band|&)(?:\s*[{UPPER}][^\W\d_]*\.?){{0,2}}\s*$")
+_BROKEN = re.compile(rf"(?:,|\band|&)(?:\s*[{UPPER}][^\W\d_]*\.?){{0,3}}\s*$")  # ", Rajesh P N"
 # Where the people named are not the authors: a thesis's supervisor and jury, an editor.
 _OTHERS = re.compile(r"\b(?:jury|direction|supervis\w*|advis[eo]rs?|committee|rapporteurs?|"
                      r"examin\w*|editors?|edited\s+by|reviewed\s+by|reviewers?|referees?|"
@@ -222,10 +222,9 @@ def _lead_name(line: str) -> list[str]:
         return named
     first, comma, rest = line.partition(",")
     rest = rest.strip(f" {SYMBOLS}")
-    if comma and (_AFFIL_LINE.match(rest) or re.match(r"independent\s+(?:researcher|scholar)\b",
-                                                      rest, re.IGNORECASE)) \
-            and len(named := parse_byline(first)) == 1:
-        return named
+    post = len(rest.split()) <= 4 and NOT_A_PERSON.search(rest) and not parse_byline(rest)
+    if comma and (_AFFIL_LINE.match(rest) or post) and len(named := parse_byline(first)) == 1:
+        return named  # (a post: "Emre Tasar, Data Scientist", "…, Independent Researcher")
     head = re.split(r"\s\.\s+(?=\d?[A-Z])|\s\|\s", line, maxsplit=1)  # (or a bar: "Anthony Le |
     # Denison University, …")
     if len(head) == 2 and (named := parse_byline(head[0])):
