@@ -25,6 +25,7 @@ the parser's own cells and headings, sections and pages stay where they were.
 from __future__ import annotations
 
 import ctypes
+import functools
 import re
 from pathlib import Path
 from typing import Any
@@ -213,15 +214,28 @@ def page_rows(path: Path, page_no: int, password: str | None = None, limit: int 
 def sized_rows(path: Path, page_no: int, password: str | None = None, limit: int = 40
                ) -> list[tuple[str, float, float]]:
     """:func:`page_rows` with each row's largest font size and its top (points from the
-    top of the page)."""
+    top of the page). Read once per file version: a document's title, byline and year
+    each look at page 1's rows."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return []
+    return list(_sized_rows(str(path), stat.st_mtime_ns, stat.st_size, page_no, password,
+                            limit))
+
+
+@functools.lru_cache(maxsize=16)
+def _sized_rows(name: str, _mtime_ns: int, _size: int, page_no: int, password: str | None,
+                limit: int) -> tuple[tuple[str, float, float], ...]:
     from docling.utils.locks import pypdfium2_lock
 
+    path = Path(name)
     sizes: list[float] = []
     try:
         with pypdfium2_lock:
             lines, _ = _page_lines(path, page_no, None, password, sizes)
     except Exception:  # noqa: BLE001 - a header is a nicety; the conversion said what failed
-        return []
+        return ()
     finally:
         release()
     rows: list[tuple[float, float, list[tuple[float, float, str, float, float]]]] = []
@@ -245,7 +259,7 @@ def sized_rows(path: Path, page_no: int, password: str | None = None, limit: int
                                                                  strict=False):
             row += (", " if left - right > 1.5 * max(h0, h1) else " ") + text
         out.append((row, max(p[4] for p in pieces), top))
-    return _unnumbered(out)
+    return tuple(_unnumbered(out))
 
 
 _LINE_NO = re.compile(r"^(\d{1,4})(?:(?:,\s*|\s+)(?=\S)|\s*$)")  # (a blank line's number too)

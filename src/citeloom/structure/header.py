@@ -64,6 +64,10 @@ _CONTINUED = re.compile(r"(?:\b(?:and|or|of|for|the|a|an|in|on|with|to|from|by|v
                         re.IGNORECASE)
 
 
+# A manuscript's label before its title on page 1: "Title: Using neutral theory …".
+TITLE_LABEL = re.compile(r"^title\s*:[\s,;]*", re.IGNORECASE)
+
+
 def page_texts(doc: Any, pages: int = 1) -> list[str]:
     """Texts of every item (body and furniture) on the first ``pages`` pages, in order,
     accents composed ("M¨oller": old TeX fonts set them apart)."""
@@ -102,7 +106,7 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
         return [], []
     # As Docling gives it ("O'Connell"), accents on their letters ("M¨oller": old TeX fonts).
     rows = [compose_accents(row.replace("’", "'")) for row in rows]
-    rows = [re.sub(r"^title\s*:[\s,;]*", "", row, flags=re.IGNORECASE) for row in rows]  # a label
+    rows = [TITLE_LABEL.sub("", row) for row in rows]  # "Title: …", a manuscript's label
     whole = _squashed(title)
     for i, row in enumerate(rows if len(whole) >= 10 else []):
         part = _squashed(row)

@@ -196,7 +196,6 @@ def run_on(title: str, path: Path, password: str | None = None) -> tuple[str, li
     return title, []
 
 
-
 def _title_words(title: str) -> set[str]:
     return {w for w in re.findall(r"[^\W\d_]{3,}", _fold(title))}
 
@@ -288,14 +287,13 @@ def _named_by_address(line: str) -> list[str]:
     m = _EMAIL.search(line)
     if not m:
         return []
-    letters = lambda s: re.sub(r"[^a-z]", "", _fold(s))  # noqa: E731
-    mailbox = letters(m.group().split("@")[0])
+    mailbox = _letters(m.group().split("@")[0])
     words = line[: m.start()].split()
     for n in (3, 2):
         name = person(" ".join(words[:n])) if n <= len(words) else None
         if not name:
             continue
-        family, given = (letters(part) for part in name.split(",", 1))
+        family, given = (_letters(part) for part in name.split(",", 1))
         # the family name in the mailbox, or (two words) the mailbox is the given name
         if (len(family) >= 3 and family in mailbox
                 or n == 2 and len(mailbox) >= 3 and mailbox == given):  # ("ashish@…")
@@ -311,10 +309,15 @@ _AFFIL_LINE = re.compile(r"^(?:the\s+)?(?:[^\W\d_]+\s+){0,3}?(?:universit\w*|ins
                          r"academy|division)\b|\S+@\S+", re.IGNORECASE)
 
 
+def _letters(text: str) -> str:
+    """``text``'s Latin letters only, folded: a name as a mailbox spells it."""
+    return re.sub(r"[^a-z]", "", _fold(text))
+
+
 def _mailed(names: list[str], mail: list[str]) -> bool:
     """Whether a family name of ``names`` is spelt in one of the header's e-mail addresses
     ("Filip Ilievski" under "{thawani,jpujara,ilievski}@isi.edu")."""
-    families = [re.sub(r"[^a-z]", "", _fold(family_name(n))) for n in names]
+    families = [_letters(family_name(n)) for n in names]
     return any(len(f) >= 4 and f in local for f in families for local in mail)
 
 
@@ -336,10 +339,9 @@ def _mail_ordered(names: list[str], lines: list[str]) -> list[str]:
     (a lone "ruder.sebastian@" is Sebastian Ruder's own choice of mailbox)."""
     boxes = {(a.lower(), b.lower()) for ln in lines for a, b in _TWO_PART_BOX.findall(ln)}
     parts = [n.split(", ", 1) for n in names]
-    letters = lambda w: re.sub(r"[^a-z]", "", _fold(w))  # noqa: E731
     if (not boxes or len(parts) < 2 or any(len(p) != 2 or " " in p[0] or " " in p[1] for p in parts)
-            or any((letters(p[1]), letters(p[0])) in boxes for p in parts)
-            or not all((letters(p[0]), letters(p[1])) in boxes for p in parts)):
+            or any((_letters(p[1]), _letters(p[0])) in boxes for p in parts)
+            or not all((_letters(p[0]), _letters(p[1])) in boxes for p in parts)):
         return names
     return [f"{given}, {fam}" for fam, given in parts]
 

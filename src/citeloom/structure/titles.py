@@ -261,11 +261,12 @@ def _labelled_title(path: Path, password: str | None) -> str | None:
     reveal the contribution of meta-community pro-" / "cesses to assembly …" / "Authors:
     …"): its rows to the next label, at most three."""
     from citeloom.convert.textlayer import page_rows
+    from citeloom.structure.header import TITLE_LABEL
 
     rows = page_rows(path, 1, password)[:15]
     for i, row in enumerate(rows):
-        if m := re.match(r"^title\s*:[\s,;]*(\S.*)$", row, re.IGNORECASE):
-            parts = [m.group(1)]
+        if (m := TITLE_LABEL.match(row)) and row[m.end():].strip():
+            parts = [row[m.end():]]
             for nxt in rows[i + 1:i + 3]:
                 if re.match(r"^[^\W\d_][\w ]{0,30}:", nxt):
                     break
