@@ -40,6 +40,11 @@ _ROLE_LABEL = re.compile(
     r"committee|chair)\s*:?)$", re.IGNORECASE)
 
 
+# A role in brackets after the author's name: "Ian K. Bania (Advisor: Cosmin Ilie)".
+_ROLE_ASIDE = re.compile(r"\s*\((?:co-?)?(?:supervisor|advis[eo]r|mentor)s?\s*:[^()]*\)",
+                         re.IGNORECASE)
+
+
 def _role_labelled(rows: list[str]) -> bool:
     """A row labels people by role (a thesis's supervisor). Not a journal's review record,
     whose reviewers are account handles ("Reviewers:" / "• @openjournals", JOSS's side
@@ -66,6 +71,16 @@ _CONTINUED = re.compile(r"(?:\b(?:and|or|of|for|the|a|an|in|on|with|to|from|by|v
 
 # A manuscript's label before its title on page 1: "Title: Using neutral theory …".
 TITLE_LABEL = re.compile(r"^title\s*:[\s,;]*", re.IGNORECASE)
+
+
+def _nearly(a: str, b: str) -> bool:
+    """Two spellings of one title row, but for a glyph or two (a ligature a font dropped
+    or another extractor read otherwise): at most two letters in ten more or fewer, and
+    nine in ten the same."""
+    from difflib import SequenceMatcher
+
+    return (abs(len(a) - len(b)) <= max(2, len(a) // 10)
+            and SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.9)
 
 
 def page_texts(doc: Any, pages: int = 1) -> list[str]:
@@ -101,7 +116,7 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
     from citeloom.convert.texthealth import OK, health
     from citeloom.convert.textlayer import page_rows
 
-    rows = page_rows(path, 1, password)
+    rows = [_ROLE_ASIDE.sub("", row) for row in page_rows(path, 1, password)]
     if not rows or health(" ".join(rows)).score < OK or _role_labelled(rows):
         return [], []
     # As Docling gives it ("O'Connell"), accents on their letters ("M¨oller": old TeX fonts).
@@ -110,6 +125,8 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
     whole = _squashed(title)
     for i, row in enumerate(rows if len(whole) >= 10 else []):
         part = _squashed(row)
+        if len(part) >= 20 and whole != part and _nearly(whole, part):
+            part = whole  # one row, a glyph or two read otherwise ("simpli#ed", "simpliFFed")
         if len(part) >= 10 and whole.startswith(part) and not part.startswith(whole):
             end, joined = i + 1, part  # the title's rows: joined while they spell it
             while (end < len(rows) and _squashed(rows[end])

@@ -255,7 +255,9 @@ def _lead_name(line: str) -> list[str]:
                 _UNIVERSITY.match(w.strip(",.")) for w in nxt[1:])):
             continue
         # "Mary Jones, University of Oxford", "Alex Krizhevsky University of Toronto"
-        apart = words[i - 1].endswith(",") or words[i + 1:i + 2] in (["of"], ["de"])
+        # (but "Paul G. Allen School of Computer Science" is a school's name)
+        apart = words[i - 1].endswith(",") or (words[i + 1:i + 2] in (["of"], ["de"])
+                                               and bool(_UNIVERSITY.match(words[i].strip(",."))))
         if not apart and _INSTITUTION_NEXT.match(words[i].strip(",.")):
             return []  # "Andrew W. Mellon Foundation", "Johns Hopkins University"
         # "Andrew Baumann, Microsoft Research", "Diederik P. Kingma* University of Amsterdam"
@@ -289,7 +291,7 @@ def _named_by_address(line: str) -> list[str]:
         return []
     mailbox = _letters(m.group().split("@")[0])
     words = line[: m.start()].split()
-    for n in (3, 2):
+    for n in (4, 3, 2):  # (the longest: "Divya Kumar Jitendra Patel … divyakumarpatel@")
         name = person(" ".join(words[:n])) if n <= len(words) else None
         if not name:
             continue
@@ -561,6 +563,27 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
 
 
 
+# IEEE's first-page note: "Peijun Bao is with Grupo de Tratamiento …", "C. R. del-Blanco
+# and Narciso García are with …".
+_IS_WITH = re.compile(r"\s(?:is|are)\s+(?:now\s+|also\s+)?with\s")
+
+
+def _with_footnote(text: str) -> list[str]:
+    """The names of a first-page note's "X is with <affiliation>" sentences, in order: the
+    authors where the byline is no text (a picture, or lost to the layer's order)."""
+    names: list[str] = []
+    for m in _IS_WITH.finditer(text):
+        window = text[max(0, m.start() - 100):m.start()]
+        for start in re.finditer(r"(?:[.;)]\s+|\n)(?=[A-Z])", window):  # sentence starts,
+            head = " ".join(window[start.end():].split())  # the longest first
+            got = parse_byline(head) if len(head) <= 80 and not re.search(r"[\d@()]", head) \
+                else []
+            if got:
+                names += [n for n in got if n not in names]
+                break
+    return names
+
+
 def _accented(names: list[str], text: str) -> list[str]:
     """``names`` with each word the text layer gave without its accent ("Perez": the accent
     was a glyph of its own beside the word) spelt as the first pages spell it ("Pérez")."""
@@ -622,6 +645,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         authors, how = (authors, how) if len(authors) >= 2 else ([], None)
     if not authors and named:
         authors, how = named, PDF_TEXT
+    if not authors and (authors := _with_footnote("\n".join(first_page))):
+        how = PDF_TEXT  # IEEE's first-page note, where the byline is no text
     if authors:  # once each: a byline and a correspondence line may both give a name
         authors = _accented(authors, text)
         out["authors"], src["authors"] = list(dict.fromkeys(authors)), how

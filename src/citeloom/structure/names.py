@@ -110,6 +110,8 @@ _SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?:\s+[a-z](?=\s*,))?"  # "
 UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞİŁŃŇŐŒŘŚŞŠŢŤŮŰŸŹŻŽΆΈ-ΏΑ-ΩЀ-Я"
 NAME_WORD = re.compile(rf"^(?:[{UPPER}][.]?|(?:[{UPPER}]\.){{2,}}|(?:[{UPPER}]\.)+[{UPPER}]|"
                        rf"[dl]['’][{UPPER}][^\W\d_]+|"  # "Stéphane d'Ascoli"
+                       # a particle joined to the name: "Carlos R. del-Blanco"
+                       rf"(?:de[lr]?|van|von|da|di|dos|du|la|le)-[{UPPER}][^\W\d_]+|"
                        rf"[{UPPER}][^\W\d_]*(?:[-'’][{UPPER}]?[^\W\d_]+)*\.?)$")
 # Endings of nouns that no family name has ("Enrichment", "Estimation", "Methodology").
 _NOUN_END = re.compile(r"(?:[a-z]{4}ment|[a-z]{3}ism|[a-z]{2}tions?|[a-z]{2}sions?|ology|ysis"

@@ -289,9 +289,12 @@ def _as_printed(meta: str, path: Path, password: str | None) -> str:
     words = lambda text: set(re.findall(r"[^\W\d_]{3,}", fold(text)))  # noqa: E731
     ours, theirs = words(meta), words(layer)
     shared = len(ours & theirs)
-    # (not a layer title cut short, "… of the Fast Fourier", nor one with TeX's "\ast")
+    # (not a layer title cut short, "… of the Fast Fourier", nor one with TeX's "\ast"; a
+    # shorter printed title that is no start of the info's is the paper's own: "A general
+    # model for the evolution of nuptial gift-giving" under an info title of a draft before)
+    cut = fold(meta).replace(" ", "").startswith(fold(layer).replace(" ", ""))
     return layer if (ours and shared >= 0.6 * len(ours | theirs) and "\\" not in layer
-                     and len(theirs) >= len(ours) - 1) else meta
+                     and (len(theirs) >= len(ours) - 1 or not cut)) else meta
 
 
 def title_head(line: str, title: str) -> bool:

@@ -73,14 +73,16 @@ _KIND_YEAR = re.compile(rf"^(?:[A-Z][a-z]+\s+)?(?i:report|preprint|draft|working
 # 2004"; R News "Vol. 2/2, June 2002"; "Vol. 12, No. 3, March 2019".
 _ISSUE = re.compile(
     rf"\b{YEAR},\s*Volume\s+\d+,\s*Issue\s+\d+|"
-    rf"\bVolume\s+\d+,\s*Issue\s+\d+\b[^\n]{{0,40}}?\b{YEAR}\b|"
+    # (volume and issue in Roman numerals too: IJLTEMAS's "Volume VI, Issue VI, June 2017")
+    rf"\bVolume\s+(?:\d+|[IVXLC]+),\s*Issue\s+(?:\d+|[IVXLC]+)\b[^\n]{{0,40}}?\b{YEAR}\b|"
     # a journal's footer: "Dermatological Nursing 2016, Vol 15, No 4"
     rf"\b{YEAR},\s*Vol\.?\s*\d+,\s*No\.?\s*\d+\b|"
     # the AEA's running head: "American Economic Journal: Applied Economics 2021, 13(4): 70–100"
     rf"\b{YEAR},\s*\d{{1,4}}\s*\(\d{{1,3}}\)\s*:\s*\d+\s*[-–]\s*\d+\b|"
     rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{MONTH}\s+{YEAR}\b|"
-    rf"\bVol(?:ume|\.)?\s*\d+\s*,\s*(?:No\.?|Number|Issue)\s*\d+\s*,?\s*(?:{MONTH}\s+)?"
-    rf"\(?{YEAR}\)?|"
+    # (or set apart by slashes: CACM's "Volume 12 / Number 10 / October, 1969")
+    rf"\bVol(?:ume|\.)?\s*\d+\s*[,/]\s*(?:No\.?|Number|Issue)\s*\d+\s*[,/]?\s*"
+    rf"(?:{MONTH},?\s+)?\(?{YEAR}\)?|"
     # TUGboat's running head "TUGboat, Volume 32 (2011), No. 2" (a draft's "Volume 0" is none)
     rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+|"
     # VLDB's reference format: "PVLDB, 17(5): XXX-XXX, 2024."
@@ -155,11 +157,16 @@ _CONF_TAG = re.compile(rf"\b[A-Z][A-Za-z]{{1,9}}\s?['’](\d\d)\s*,\s*(?i:{MONTH
                        rf"[-–—]\s*(?:(?i:{MONTH})\s+)?\d{{1,2}},?\s+)?{YEAR}\b")  # ("BioKDD'18,
 # August 2018, London, UK": a month without days)
 # ACM's block for a small venue: "TAICHI 2026, Taiwan" on a short line of its own.
-_ACRONYM_YEAR = re.compile(rf"^[A-Z]{{3,10}}\s+{YEAR},\s+[A-Z][\w ]{{1,40}}$")
+# (or "SPACES-2018, Dept. of ECE, K L Deemed to be UNIVERSITY", a running head)
+_ACRONYM_YEAR = re.compile(rf"^[A-Z]{{3,10}}(?:\s+|-){YEAR},\s+[A-Z][\w .,]{{1,60}}$")
 # AAAI's and IJCAI's header: "The Thirty-Third AAAI Conference on Artificial Intelligence
 # (AAAI-19)" (a two-digit year).
 _CONF_PAREN = re.compile(r"\bConference\b[^()\n]{0,120}\(\s*[A-Z][A-Za-z]{1,9}[-–\s'’]?"
                          r"(\d\d)\s*\)")
+# A conference's running foot with its year twice: "2013 USENIX Annual Technical Conference
+# (USENIX ATC ’13)" (the two must agree).
+_CONF_NAMED = re.compile(rf"(?<!\d){YEAR}\s+[A-Z][^()\n]{{0,80}}?\b(?:Conference|Symposium|"
+                         r"Workshop)\b[^()\n]{0,40}\(\s*[A-Z][\w\s/&-]{1,20}?\s?['’](\d\d)\s*\)")
 # ICML's and AISTATS's first-page footnote, which Docling may run into a paragraph:
 # "Proceedings of the 33rd International Conference on Machine Learning, New York, NY, USA,
 # 2016. JMLR: W&CP volume 48. Copyright 2016 by the author(s)."
@@ -294,6 +301,16 @@ _MNRAS_DRAFT = re.compile(rf"\b(?:MNRAS|Mon\.\s*Not\.\s*R\.\s*Astron\.\s*Soc\.)\
 _HAL_CITE = re.compile(r"([^\n]{20,600}?)(?:⟨|\bff)?hal-\d{6,}")
 
 
+def _own_date(line: str) -> re.Match[str] | None:
+    """A line's first date, but not one a move or a leave is dated by ("After December
+    2009: Department of Mathematics …" in an address)."""
+    for m in DATE.finditer(line):
+        if not re.search(r"\b(?:after|until|till|since|before|from)\s+$", line[:m.start()],
+                         re.IGNORECASE):
+            return m
+    return None
+
+
 def _header_year(header: list[str]) -> int | None:
     """The year of a date in the header under the title ("June 2002", "January 6, 2023",
     "Budapest, 2022", "2021" on a line of its own; after "Last modified:" where a line has
@@ -303,7 +320,7 @@ def _header_year(header: list[str]) -> int | None:
             continue
         mod = _MODIFIED.search(line)
         m = (mod and DATE.match(line, mod.end())) or (
-            DATE.search(line) or _PLACE_YEAR.match(line) or _KIND_YEAR.match(line)
+            _own_date(line) or _PLACE_YEAR.match(line) or _KIND_YEAR.match(line)
             or re.fullmatch(rf"{YEAR}", line))  # a year on a line of its own
         year = m and next((int(g) for g in m.groups() if g), None)
         if year and _year_ok(year):
@@ -358,6 +375,9 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
             return int(m.group(1)), PDF_TEXT
         m = _ACRONYM_YEAR.match(line.strip())
         if m and _year_ok(int(m.group(1))):
+            return int(m.group(1)), PDF_TEXT
+        m = _CONF_NAMED.search(line) if len(line) <= 250 else None
+        if m and m.group(1).endswith(m.group(2)) and _year_ok(int(m.group(1))):
             return int(m.group(1)), PDF_TEXT
         m = _CONF_PAREN.search(line) if len(line) <= 250 else None
         if m and (_year_ok(year := 2000 + int(m.group(1))) or _year_ok(year := year - 100)):
