@@ -114,3 +114,46 @@ def test_a_date_an_address_changes_on_is_no_year() -> None:
             "After December 2009: Department of Mathematics and Statistics, Arizona State")
     assert paper_year("", {}, [line], [])[0] is None
     assert paper_year("", {}, ["Ricardo Platte", "Oxford, December 2009"], [])[0] == 2009
+
+
+def test_h30_marks_a_university_and_pnas() -> None:
+    from citeloom.structure.names import parse_byline
+
+    # an affiliation letter glued to the corresponding author's dagger
+    assert parse_byline("A. A. Plazas †a , C. Shapiro a,b, A. Kannawadi c , R. Mandelbaum c , "
+                        "J. Rhodes a,b,d, & R. Smith b") == [
+        "Plazas, A. A.", "Shapiro, C.", "Kannawadi, A.", "Mandelbaum, R.", "Rhodes, J.",
+        "Smith, R."]
+    # Bologna's name is no person's, under each of three authors
+    title = "Field-informed Reinforcement Learning of Collective Tasks"
+    rows = [title, "Gianluca Aguzzi", "Alma Mater Studiorum — Università di Bologna",
+            "Cesena, Italy", "gianluca.aguzzi@unibo.it", "Mirko Viroli",
+            "Alma Mater Studiorum — Università di Bologna", "Cesena, Italy",
+            "mirko.viroli@unibo.it", "Lukas Esterle", "Aarhus University", "Aarhus, Denmark",
+            "Abstract"]
+    assert _authors(rows, {}, "", title)[0] == ["Aguzzi, Gianluca", "Viroli, Mirko",
+                                                "Esterle, Lukas"]
+    # PNAS's foot, its volume still the template's
+    assert paper_year("www.pnas.org PNAS | December 21, 2023 | vol. XXX | no. XX | 1–6",
+                      {})[0] == 2023
+
+
+@pytest.mark.parametrize("header, year", [
+    (["Seung-Jin Sul and Tiffani L. Williams", "04-20-2009"], 2009),  # a how-to's date
+    (["Filipe J. Zabala and Fabiano F. Silveira", "2019-12-31"], 2019),
+    (["Rebeka Farkas", "Budapest", "2016."], 2016),  # a thesis cover's year, its full stop
+    (["Version 1.0", "12-20-1999x"], None),
+])
+def test_a_date_in_figures_under_the_title(header: list[str], year: int | None) -> None:
+    assert paper_year("", {}, header, [])[0] == year
+
+
+def test_two_family_names_of_latin_america() -> None:
+    from citeloom.structure.names import parse_byline
+
+    assert parse_byline("James R. A. Davenport, Guadalupe Tovar Mendoza, and Suzanne L. "
+                        "Hawley") == ["Davenport, James R. A.", "Tovar Mendoza, Guadalupe",
+                                      "Hawley, Suzanne L."]
+    assert parse_byline("Monica Olvera de la Cruz") == ["Olvera de la Cruz, Monica"]
+    # a second given name before a particle stays a given name
+    assert parse_byline("Juan Carlos de la Cruz") == ["de la Cruz, Juan Carlos"]

@@ -42,7 +42,8 @@ NOT_A_PERSON = re.compile(
     # a field of study: "Computational Astrophysics, Flatiron Institute"
     r"\w*physics|mathematics|chemistry|economics|medicine|philosophy|linguistics|"
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
-    r"given|prefix|suffix|particle|title|book|copyright|year|name|family)\b",
+    r"given|prefix|suffix|particle|title|book|copyright|year|name|family|"
+    r"mater|studiorum)\b",  # Bologna's "Alma Mater Studiorum"
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -77,7 +78,8 @@ _LETTER = r"(?:[a-z]\)?)"
 # Affiliation marks after a name: "Agyeman-Duah 1*", "Theurer 2,3", "Ball1*",
 # "Krishnan a,c,∗,1", "Tomonaga1,∗)".
 _AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{MARKERS}|\s+{_LETTER})"
-                    rf"(?:\s*,?\s*{MARKERS}|\s*,\s*{_LETTER})*"
+                    # (a letter glued to a symbol: "Plazas †a ,")
+                    rf"(?:\s*,?\s*{MARKERS}|\s*,\s*{_LETTER}|(?<=[{SYMBOLS}]){_LETTER})*"
                     rf"(?=\s*(?:[,·•∙⋅|]|and\b|&|$))")
 # A group credited beside the people, last: "Michael Lawrence, Bioconductor Team",
 # "…, and the R Core Team". Not a person, and no reason to drop the people before it.
@@ -133,7 +135,14 @@ _SPANISH = frozenset({
     "Prieto", "Calvo", "Gallego", "Herrera", "Peña", "Cabrera", "Fuentes", "Carrasco",
     "Caballero", "Aguilar", "Pascual", "Herrero", "Montero", "Hidalgo", "Durán", "Vargas",
     "Rojas", "Mendoza", "Espinosa", "Salazar", "Guzmán", "Villanueva", "Gallardo", "Sáez",
-    "Crespo", "Arias", "Carmona", "Velasco"})
+    "Crespo", "Arias", "Carmona", "Velasco",
+    # Mexico's and Latin America's common family names (not given names as well)
+    "Flores", "Rivera", "Reyes", "Chávez", "Juárez", "Contreras", "Estrada", "Mejía",
+    "Sandoval", "Rosales", "Cervantes", "Figueroa", "Cárdenas", "Acosta", "Espinoza",
+    "Pacheco", "Salinas", "Valdez", "Ibarra", "Rangel", "Tovar", "Olvera", "Trejo", "Zamora",
+    "Villarreal", "Orozco", "Maldonado", "Ochoa", "Padilla", "Cisneros", "Solís",
+    "Escobar", "Galindo", "Arellano", "Zúñiga", "Quintero", "Bermúdez", "Barrera", "Cuevas",
+    "Bustamante", "Montoya", "Sepúlveda", "Valenzuela", "Saavedra", "Benavides"})
 # A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee) and
 # Arabic's Al ("AlHamaydeh").
 _CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz|Al[A-Z])[A-Z][a-z]+[A-Z]")

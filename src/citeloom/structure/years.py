@@ -87,6 +87,8 @@ _ISSUE = re.compile(
     rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+|"
     # VLDB's reference format: "PVLDB, 17(5): XXX-XXX, 2024."
     rf"\bPVLDB,\s*\d+\s*\(\d+\)\s*:\s*[\dX]+\s*[-–]\s*[\dX]+\s*,\s*{YEAR}|"
+    # PNAS's foot: "PNAS | January 5, 2021 | vol. 118 | no. 1" (a draft's "vol. XXX" too)
+    rf"\bPNAS\s*\|\s*(?:{MONTH}\s+\d{{1,2}},?\s+)?{YEAR}\s*\|\s*vol\.|"
     # an IEEE letter before its issue: "VOL. XX, NO. XX, XX 2016"
     rf"\bVOL\.\s*XX\s*,\s*NO\.\s*XX\s*,\s*(?:XX|{MONTH})\s+{YEAR}\b", re.IGNORECASE)
 # arXiv's side stamp: "arXiv:2206.01062v1 [cs.CL] 2 Jun 2022" (the category marks the stamp,
@@ -301,6 +303,11 @@ _MNRAS_DRAFT = re.compile(rf"\b(?:MNRAS|Mon\.\s*Not\.\s*R\.\s*Astron\.\s*Soc\.)\
 _HAL_CITE = re.compile(r"([^\n]{20,600}?)(?:⟨|\bff)?hal-\d{6,}")
 
 
+# A date in figures alone on a line under the title: ISO's "2019-12-31", "04-20-2009",
+# "20.04.2009", "4/20/2009" (the year is the four digits, whichever order the rest has).
+_NUMERIC_DATE = re.compile(rf"{YEAR}-[01]\d-[0-3]\d|\d{{1,2}}[-./]\d{{1,2}}[-./]{YEAR}")
+
+
 def _own_date(line: str) -> re.Match[str] | None:
     """A line's first date, but not one a move or a leave is dated by ("After December
     2009: Department of Mathematics …" in an address)."""
@@ -321,7 +328,8 @@ def _header_year(header: list[str]) -> int | None:
         mod = _MODIFIED.search(line)
         m = (mod and DATE.match(line, mod.end())) or (
             _own_date(line) or _PLACE_YEAR.match(line) or _KIND_YEAR.match(line)
-            or re.fullmatch(rf"{YEAR}", line))  # a year on a line of its own
+            or re.fullmatch(rf"{YEAR}", line.strip(" ."))  # a year on a line of its own
+            or _NUMERIC_DATE.fullmatch(line.strip(" .")))  # "2019-12-31", "04-20-2009"
         year = m and next((int(g) for g in m.groups() if g), None)
         if year and _year_ok(year):
             return year
