@@ -157,3 +157,39 @@ def test_two_family_names_of_latin_america() -> None:
     assert parse_byline("Monica Olvera de la Cruz") == ["Olvera de la Cruz, Monica"]
     # a second given name before a particle stays a given name
     assert parse_byline("Juan Carlos de la Cruz") == ["de la Cruz, Juan Carlos"]
+
+
+def test_h31_bylines() -> None:
+    from citeloom.structure.metadata import _family_first
+    from citeloom.structure.names import parse_byline
+
+    # a Chinese journal's English byline, family name first
+    names = parse_byline("Yang Dingming 1, Cui Yanrong 1†, Yuan Hongqiang 2")
+    assert _family_first(names) == ["Yang, Dingming", "Cui, Yanrong", "Yuan, Hongqiang"]
+    for byline in ("Dingming Yang, Yanrong Cui", "Wei Zhang, Li Wang", "Long Nguyen, Tan Pham"):
+        assert _family_first(parse_byline(byline)) == parse_byline(byline)  # as read
+    # an observatory is no person; a C1 control code as a mark
+    assert parse_byline("Observatoire de Genève") == []
+    assert parse_byline("Xiucai Ding * 1 and Hong Chang Ji \x842") == [
+        "Ding, Xiucai", "Ji, Hong Chang"]
+
+
+def test_a_subtitle_the_title_left_out_is_no_byline(tmp_path: Path) -> None:
+    title = "Relational Adequacy and Recursive Boundary Dynamics:"
+    pdf = _page(tmp_path, ["Relational Adequacy and Recursive Boundary", "Dynamics:",
+                           "Time as Alignment Cost and Observer-Relative Identity in",
+                           "Boundary-Driven Cellular Automata", "Erez Ashkenazi", *BODY])
+    rows, _ = layer_rows(pdf, None, title)
+    assert rows[:2] == [title, "Erez Ashkenazi"]
+    assert _authors(rows, {}, "", title)[0] == ["Ashkenazi, Erez"]
+
+
+@pytest.mark.parametrize("text, year", [
+    ("Astronomy & Astrophysics manuscript no. manuscript_v2_final, flc ESO 2018\n"
+     "November 23, 2018", 2018),
+    ("HHS Public Access\nAuthor manuscript\nJ Phys Chem B. Author manuscript; available in "
+     "PMC 2022 April 22.\nPublished in final edited form as:\nJ Phys Chem B. 2021 April 22; "
+     "125(15): 3781–3789.", 2021),
+])
+def test_h31_years(text: str, year: int) -> None:
+    assert paper_year(text, {})[0] == year

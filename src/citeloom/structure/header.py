@@ -133,6 +133,10 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
                    and whole.startswith(joined + _squashed(rows[end]))):
                 joined += _squashed(rows[end])
                 end += 1
+            # a subtitle the title found left out: "… Dynamics:" / "Time as … in" /
+            # "Boundary-Driven Cellular Automata" (each row but the last ends mid-phrase)
+            while end < len(rows) and _CONTINUED.search(rows[end - 1]):
+                end += 1
             return [title, *rows[end:]], rows[:i]
         if part.startswith(whole):  # the title found is the row's start: its rows
             end = i + 1             # go on while a row ends mid-phrase ("... Parts and")

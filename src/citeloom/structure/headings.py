@@ -167,6 +167,11 @@ _MASTHEAD_ABOVE = re.compile(r"contents lists available at", re.IGNORECASE)
 _MASTHEAD_BELOW = re.compile(r"journal homepage", re.IGNORECASE)
 
 
+# PMC's banner over an author manuscript: "HHS Public Access", "Europe PMC Funders Group".
+_PMC_BANNER = re.compile(r"^(?:HHS|NIH|Europe\s+PMC\s+Funders?)\s+(?:Public\s+Access|"
+                         r"Author\s+Manuscripts?|Group)$|^Author\s+manuscript$", re.IGNORECASE)
+
+
 def find_title(doc: DoclingDocument) -> str | None:
     """The document's title item, on any layer (``restructure`` puts it on furniture); not
     a journal's name in Elsevier's masthead, between "Contents lists available at
@@ -176,7 +181,8 @@ def find_title(doc: DoclingDocument) -> str | None:
         if item.label == DocItemLabel.TITLE and item.text.strip():
             above = " ".join(t.text for t in texts[max(0, k - 2):k])
             below = " ".join(t.text for t in texts[k + 1:k + 3])
-            if _MASTHEAD_ABOVE.search(above) or _MASTHEAD_BELOW.search(below):
+            if (_MASTHEAD_ABOVE.search(above) or _MASTHEAD_BELOW.search(below)
+                    or _PMC_BANNER.match(item.text.strip())):
                 continue
             title = clean_text(item.text)
             return _LINE_NUMBERS.sub("", title) if _numbered(doc, item) else title

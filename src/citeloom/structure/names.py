@@ -43,7 +43,8 @@ NOT_A_PERSON = re.compile(
     r"\w*physics|mathematics|chemistry|economics|medicine|philosophy|linguistics|"
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
     r"given|prefix|suffix|particle|title|book|copyright|year|name|family|"
-    r"mater|studiorum)\b",  # Bologna's "Alma Mater Studiorum"
+    r"mater|studiorum|"  # Bologna's "Alma Mater Studiorum"
+    r"observatoire|observatori[oa]|observator(?:y|ies))\b",
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -284,6 +285,7 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub(rf"\b([OD]['’])\s+(?=[{UPPER}])", r"\1", text)  # "Dion O' Neale"
     text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"
     text = re.sub("[\ue000-\uf8ff]", "", text)  # a private-use glyph: SAGE's ORCID icon
+    text = re.sub("[\x80-\x9f]", " ", text)  # a C1 control code a font maps a mark to
     text = re.sub(r'\s*["“][^"“”]{1,20}["”]\s*', " ", text)  # a nickname: Yicheng "Billy" Lu
     text = re.sub("[\u00b9\u00b2\u00b3\u2070-\u2079]+", " ", text)  # "Roggenkamp¹": a mark
     # affiliation letters before the first name: "a, b Herman Monsuur , Ton Storcken *"

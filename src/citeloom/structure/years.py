@@ -89,6 +89,11 @@ _ISSUE = re.compile(
     rf"\bPVLDB,\s*\d+\s*\(\d+\)\s*:\s*[\dX]+\s*[-–]\s*[\dX]+\s*,\s*{YEAR}|"
     # PNAS's foot: "PNAS | January 5, 2021 | vol. 118 | no. 1" (a draft's "vol. XXX" too)
     rf"\bPNAS\s*\|\s*(?:{MONTH}\s+\d{{1,2}},?\s+)?{YEAR}\s*\|\s*vol\.|"
+    # A&A's manuscript header: "Astronomy & Astrophysics manuscript no. ms … ©ESO 2018"
+    rf"\bAstronomy\s*&\s*Astrophysics\s+manuscript\s+no\.[^\n]{{0,80}}?\bESO\s+{YEAR}\b|"
+    # PMC's author manuscript: "Published in final edited form as: J Phys Chem B. 2021 April
+    # 22; 125(15)" (its "available in PMC 2022" is the release, a year later)
+    rf"\bPublished\s+in\s+final\s+edited\s+form\s+as\s*:\s*[^\n]{{0,120}}?(?<!\d){YEAR}\b|"
     # an IEEE letter before its issue: "VOL. XX, NO. XX, XX 2016"
     rf"\bVOL\.\s*XX\s*,\s*NO\.\s*XX\s*,\s*(?:XX|{MONTH})\s+{YEAR}\b", re.IGNORECASE)
 # arXiv's side stamp: "arXiv:2206.01062v1 [cs.CL] 2 Jun 2022" (the category marks the stamp,
