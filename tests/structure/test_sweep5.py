@@ -193,3 +193,42 @@ def test_a_subtitle_the_title_left_out_is_no_byline(tmp_path: Path) -> None:
 ])
 def test_h31_years(text: str, year: int) -> None:
     assert paper_year(text, {})[0] == year
+
+
+def test_h32_bylines() -> None:
+    from citeloom.structure.names import parse_byline
+
+    # Wiley's affiliation letter after the comma, before the marks
+    assert parse_byline("Scott S. Emerson, a ∗† Gregory P. Levin a and Sarah C. Emerson b") == [
+        "Emerson, Scott S.", "Levin, Gregory P.", "Emerson, Sarah C."]
+    # a first family name with its particles before the second
+    assert parse_byline("Isabel De La Torre Díez") == ["De La Torre Díez, Isabel"]
+    # an institution's acronym after the comma
+    assert _lead_name("Werner A. Stahel, ETH Zurich") == ["Stahel, Werner A."]
+
+
+def test_h32_pergamon_running_head() -> None:
+    # as OCR read it: "No. I." for "No. 1,"
+    assert paper_year(".I. B&w Thu. & Exp. Psvchrar. Vol. 25, No. I. pp. 49-59, 1994.",
+                      {})[0] == 1994
+
+
+def test_sweep7_bylines_and_a_labelled_date() -> None:
+    from citeloom.structure.names import parse_byline
+
+    # a camel-cased Dutch family name; marks set as question marks
+    assert parse_byline("John Hoffman 1,? , Jake VanderPlas 2,?? , Joel Hartman 1,???, and "
+                        "Gáspár Bakos 1,????") == ["Hoffman, John", "VanderPlas, Jake",
+                                                   "Hartman, Joel", "Bakos, Gáspár"]
+    # a labelled author and date on one row
+    assert parse_byline("Author: Konstantin Krestnikov Date: 03.2026") == [
+        "Krestnikov, Konstantin"]
+    assert paper_year("", {}, ["Author: Konstantin Krestnikov Date: 03.2026"], [])[0] == 2026
+    # two given and two family names, Spain's way; still not two people on one line
+    assert parse_byline("Angel Luis Robles Fernández ´ 1,*") == ["Robles Fernández, Angel Luis"]
+    assert parse_byline("John Kiplinger Valerie Yaw") == []
+    # MDPI's ORCID icon read as "ID"; places and a title's noun are no people
+    assert parse_byline("Ann Reich 1,* ID and Margo Turnbull 2 ID") == ["Reich, Ann",
+                                                                         "Turnbull, Margo"]
+    assert parse_byline("Sha Tin, Hong Kong") == []
+    assert parse_byline("RANDOM FORESTS") == []

@@ -221,7 +221,11 @@ def _lead_name(line: str) -> list[str]:
         return named
     first, comma, rest = line.partition(",")
     rest = rest.strip(f" {SYMBOLS}")
-    post = len(rest.split()) <= 4 and NOT_A_PERSON.search(rest) and not parse_byline(rest)
+    # (or an institution's acronym: "Werner A. Stahel, ETH Zurich"; not a country's: "Palo
+    # Alto, USA")
+    acronym = re.match(r"[A-Z]{2,}\b", rest) and not re.match(r"(?:USA|UK|UAE|US|PRC)\b", rest)
+    post = (len(rest.split()) <= 4 and (NOT_A_PERSON.search(rest) or acronym)
+            and not parse_byline(rest))
     if comma and (_AFFIL_LINE.match(rest) or post) and len(named := parse_byline(first)) == 1:
         return named  # (a post: "Emre Tasar, Data Scientist", "…, Independent Researcher")
     head = re.split(r"\s\.\s+(?=\d?[A-Z])|\s\|\s", line, maxsplit=1)  # (or a bar: "Anthony Le |

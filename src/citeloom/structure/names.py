@@ -44,7 +44,8 @@ NOT_A_PERSON = re.compile(
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
     r"given|prefix|suffix|particle|title|book|copyright|year|name|family|"
     r"mater|studiorum|"  # Bologna's "Alma Mater Studiorum"
-    r"observatoire|observatori[oa]|observator(?:y|ies))\b",
+    r"observatoire|observatori[oa]|observator(?:y|ies)|forests|"
+    r"hong\s+kong|sha\s+tin|kowloon)\b",  # places that read as names
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -146,7 +147,7 @@ _SPANISH = frozenset({
     "Bustamante", "Montoya", "Sepúlveda", "Valenzuela", "Saavedra", "Benavides"})
 # A capital inside a word, except after Mc, Mac, Di, De, Le, La, Da, Du, Fitz (McGee) and
 # Arabic's Al ("AlHamaydeh").
-_CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz|Al[A-Z])[A-Z][a-z]+[A-Z]")
+_CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz|Al[A-Z]|Vander|Van[A-Z])[A-Z][a-z]+[A-Z]")
 
 
 # Portuguese suffixes a family name ends in: "Demival Vasques Filho", "Joel Larocca Neto".
@@ -154,6 +155,13 @@ _FAMILY_SUFFIX = frozenset({"Filho", "Neto", "Sobrinho", "Júnior"})
 # Family names spelt like a particle, capitalised after a given name: Chinese Di and Du,
 # Vietnamese Le and Do, Indian Das and De ("Shubra Deb Das").
 _SHORT_FAMILY = frozenset({"Di", "Du", "Le", "Do", "Das", "De"})
+
+
+def _spanish_four(words: list[str]) -> bool:
+    """Four words, Spain's way: two given names, then two family names, the last one a
+    patronymic or a common Spanish one ("Angel Luis Robles Fernández")."""
+    return (len(words) == 4 and all(len(w) > 2 and w[:1].isupper() for w in words)
+            and bool(_PATRONYMIC.fullmatch(words[-1]) or words[-1] in _SPANISH))
 
 
 def person(name: str) -> str | None:
@@ -206,8 +214,17 @@ def person(name: str) -> str | None:
     if fam in _FAMILY_SUFFIX and len(given.split()) >= 2:
         fam, given = f"{given.split()[-1]} {fam}", " ".join(given.split()[:-1])
     spanish = given.split()
-    if len(spanish) >= 2 and (_PATRONYMIC.fullmatch(spanish[-1]) or spanish[-1] in _SPANISH):
+    if _spanish_four(words) and " " not in fam:
+        fam, given = f"{spanish[-1]} {fam}", " ".join(spanish[:-1])  # "Robles Fernández"
+    elif len(spanish) >= 2 and (_PATRONYMIC.fullmatch(spanish[-1]) or spanish[-1] in _SPANISH):
         fam, given = f"{spanish[-1]} {fam}", " ".join(spanish[:-1])  # "Pérez Cáceres"
+    elif (len(spanish) >= 3 and spanish[-2].lower() in PARTICLES and " " not in fam
+          and (_PATRONYMIC.fullmatch(fam) or fam in _SPANISH)):
+        # the first family name with its particles: "Isabel De La Torre Díez"
+        k = len(spanish) - 1
+        while k > 1 and spanish[k - 1].lower() in PARTICLES:
+            k -= 1
+        fam, given = f"{' '.join(spanish[k:])} {fam}", " ".join(spanish[:k])
     return f"{fam}, {given}"
 
 
@@ -286,6 +303,8 @@ def parse_byline(text: str) -> list[str]:
     text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"
     text = re.sub("[\ue000-\uf8ff]", "", text)  # a private-use glyph: SAGE's ORCID icon
     text = re.sub("[\x80-\x9f]", " ", text)  # a C1 control code a font maps a mark to
+    text = re.sub(rf"(?<=[\d{THANKS}])\s*ID(?=\s|,|$)", "", text)  # MDPI's ORCID icon: "1,* ID"
+    text = re.sub(r"\s+(?:date|dated)\s*:.*$", "", text, flags=re.IGNORECASE)  # "… Date: 03.2026"
     text = re.sub(r'\s*["“][^"“”]{1,20}["”]\s*', " ", text)  # a nickname: Yicheng "Billy" Lu
     text = re.sub("[\u00b9\u00b2\u00b3\u2070-\u2079]+", " ", text)  # "Roggenkamp¹": a mark
     # affiliation letters before the first name: "a, b Herman Monsuur , Ton Storcken *"
@@ -312,6 +331,9 @@ def parse_byline(text: str) -> list[str]:
     # "by A and B"; "and C, Fellow, IEEE", the second line of a byline
     text = _AFFIL.sub("", re.sub(r"^(?:by|and|&)\s+", "", text, flags=re.IGNORECASE))
     text = _SUFFIX.sub("", _DEGREE.sub("", text))
+    # Wiley's affiliation letter set after the comma, before the marks: "Scott S. Emerson,
+    # a ∗† Gregory P. Levin a and …"
+    text = re.sub(rf",\s*[a-z](?:\s*,\s*[a-z])*\s*(?=[{SYMBOLS}])", ", ", text)
     # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
     text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]+\s+(?=[{UPPER}])", ", ", text)
     # ... or by their affiliations' numbers: "Peiyuan Feng 1 Yuan Lin†1 Yuchen Zhang 1",
@@ -330,7 +352,8 @@ def parse_byline(text: str) -> list[str]:
     if not names or any(n is None for n in names):
         return []
     if len(parts) == 1 and len([w for w in parts[0].split() if w.lower() not in PARTICLES]) >= 4 \
-            and not re.search(r"\b[A-Z]\.?(?:\s|$)", parts[0]):  # ("Mark van der Loo" is one)
+            and not re.search(r"\b[A-Z]\.?(?:\s|$)", parts[0]) \
+            and not _spanish_four(parts[0].split()):  # ("Mark van der Loo" is one)
         return []  # "John Kiplinger Valerie Yaw": two people on a line, or one? Not known.
     return [n for n in names if n]
 

@@ -87,6 +87,9 @@ _ISSUE = re.compile(
     rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+|"
     # VLDB's reference format: "PVLDB, 17(5): XXX-XXX, 2024."
     rf"\bPVLDB,\s*\d+\s*\(\d+\)\s*:\s*[\dX]+\s*[-–]\s*[\dX]+\s*,\s*{YEAR}|"
+    # Pergamon's and Elsevier's old running head: "J. Behav. Ther. & Exp. Psychiat. Vol. 25,
+    # No. 1, pp. 49-59, 1994" (an OCR'd "No. I.")
+    rf"\bVol\.?\s*\d+\s*,\s*No\.?\s*[\dIl]+\.?\s*,?\s*pp\.?\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}|"
     # PNAS's foot: "PNAS | January 5, 2021 | vol. 118 | no. 1" (a draft's "vol. XXX" too)
     rf"\bPNAS\s*\|\s*(?:{MONTH}\s+\d{{1,2}},?\s+)?{YEAR}\s*\|\s*vol\.|"
     # A&A's manuscript header: "Astronomy & Astrophysics manuscript no. ms … ©ESO 2018"
@@ -313,6 +316,9 @@ _HAL_CITE = re.compile(r"([^\n]{20,600}?)(?:⟨|\bff)?hal-\d{6,}")
 _NUMERIC_DATE = re.compile(rf"{YEAR}-[01]\d-[0-3]\d|\d{{1,2}}[-./]\d{{1,2}}[-./]{YEAR}")
 
 
+_DATE_LABEL = re.compile(rf"\bdate\s*:\s*(?:\d{{1,2}}[./-]){{1,2}}{YEAR}\b", re.IGNORECASE)
+
+
 def _own_date(line: str) -> re.Match[str] | None:
     """A line's first date, but not one a move or a leave is dated by ("After December
     2009: Department of Mathematics …" in an address)."""
@@ -335,6 +341,7 @@ def _header_year(header: list[str]) -> int | None:
             _own_date(line) or _PLACE_YEAR.match(line) or _KIND_YEAR.match(line)
             or re.fullmatch(rf"{YEAR}", line.strip(" ."))  # a year on a line of its own
             or _NUMERIC_DATE.fullmatch(line.strip(" .")))  # "2019-12-31", "04-20-2009"
+        m = m or _DATE_LABEL.search(line)  # "Author: … Date: 03.2026"
         year = m and next((int(g) for g in m.groups() if g), None)
         if year and _year_ok(year):
             return year
