@@ -203,14 +203,20 @@ def test_h32_bylines() -> None:
         "Emerson, Scott S.", "Levin, Gregory P.", "Emerson, Sarah C."]
     # a first family name with its particles before the second
     assert parse_byline("Isabel De La Torre Díez") == ["De La Torre Díez, Isabel"]
-    # an institution's acronym after the comma
+    # an institution's acronym after the comma; not a place and its state or region
     assert _lead_name("Werner A. Stahel, ETH Zurich") == ["Stahel, Werner A."]
+    for place in ("Palo Alto, CA 94304", "Menlo Park, CA, USA", "Rio de Janeiro, RJ, Brazil",
+                  "Tat Chee Avenue, Kowloon, HKSAR"):
+        assert _lead_name(place) == []
 
 
 def test_h32_pergamon_running_head() -> None:
     # as OCR read it: "No. I." for "No. 1,"
-    assert paper_year(".I. B&w Thu. & Exp. Psvchrar. Vol. 25, No. I. pp. 49-59, 1994.",
-                      {})[0] == 1994
+    head = ".I. B&w Thu. & Exp. Psvchrar. Vol. 25, No. I. pp. 49-59, 1994."
+    assert paper_year(head, {}, [], [head])[0] == 1994
+    # not a reference's volume, number and pages
+    assert paper_year("[1] C. Shetty, 'Keyed Automata,' IEEE Trans. Inf. Forensics, vol. 5, "
+                      "no. 3, pp. 1-10, 1983.", {})[0] is None
 
 
 def test_sweep7_bylines_and_a_labelled_date() -> None:

@@ -223,7 +223,8 @@ def _lead_name(line: str) -> list[str]:
     rest = rest.strip(f" {SYMBOLS}")
     # (or an institution's acronym: "Werner A. Stahel, ETH Zurich"; not a country's: "Palo
     # Alto, USA")
-    acronym = re.match(r"[A-Z]{2,}\b", rest) and not re.match(r"(?:USA|UK|UAE|US|PRC)\b", rest)
+    acronym = (re.match(r"[A-Z]{3,}\s+[A-Z][a-z]", rest)  # (not a state's: "Palo Alto, CA")
+               and not re.match(r"(?:USA|UAE|PRC)\b", rest))
     post = (len(rest.split()) <= 4 and (NOT_A_PERSON.search(rest) or acronym)
             and not parse_byline(rest))
     if comma and (_AFFIL_LINE.match(rest) or post) and len(named := parse_byline(first)) == 1:

@@ -87,9 +87,6 @@ _ISSUE = re.compile(
     rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+|"
     # VLDB's reference format: "PVLDB, 17(5): XXX-XXX, 2024."
     rf"\bPVLDB,\s*\d+\s*\(\d+\)\s*:\s*[\dX]+\s*[-–]\s*[\dX]+\s*,\s*{YEAR}|"
-    # Pergamon's and Elsevier's old running head: "J. Behav. Ther. & Exp. Psychiat. Vol. 25,
-    # No. 1, pp. 49-59, 1994" (an OCR'd "No. I.")
-    rf"\bVol\.?\s*\d+\s*,\s*No\.?\s*[\dIl]+\.?\s*,?\s*pp\.?\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}|"
     # PNAS's foot: "PNAS | January 5, 2021 | vol. 118 | no. 1" (a draft's "vol. XXX" too)
     rf"\bPNAS\s*\|\s*(?:{MONTH}\s+\d{{1,2}},?\s+)?{YEAR}\s*\|\s*vol\.|"
     # A&A's manuscript header: "Astronomy & Astrophysics manuscript no. ms … ©ESO 2018"
@@ -145,7 +142,11 @@ _JOURNAL_LINE = re.compile(
     rf"\b\d{{1,4}}\s*,\s*\d{{1,3}}\s*\((?:{MONTH}\s+)?{YEAR}\)\s*,\s*\d+\s*[-–]\s*\d+\b|"
     rf"\b\d{{1,4}}\s*\(\d{{1,4}}\)\s*,\s*{YEAR}\s*,|[^\W\d_.],\s*{YEAR}\s*,\s*Vol(?:ume|\.)\s*\d|"
     rf"\bVol\.?\s*\d+\s+no\.?\s*\d+\s+{YEAR}\s*,\s*pages?\b|"
-    rf"[^\W\d_.],\s*\d{{1,4}}\s*,\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}\b", re.IGNORECASE)
+    rf"[^\W\d_.],\s*\d{{1,4}}\s*,\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}\b|"
+    # Pergamon's and Elsevier's old running head: "J. Behav. Ther. & Exp. Psychiat. Vol. 25,
+    # No. 1, pp. 49-59, 1994" (an OCR'd "No. I."); a line of page 1, not a reference
+    rf"\bVol\.?\s*\d+\s*,\s*No\.?\s*[\dIl]+\.?\s*,?\s*pp\.?\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}",
+    re.IGNORECASE)
 # A conference's name and year on page 1: "(NeurIPS 2019)", "Published as a conference
 # paper at ICLR 2020", "This CVPR 2019 paper is the Open Access version".
 _VENUE_YEAR = re.compile(
