@@ -238,3 +238,22 @@ def test_sweep7_bylines_and_a_labelled_date() -> None:
                                                                          "Turnbull, Margo"]
     assert parse_byline("Sha Tin, Hong Kong") == []
     assert parse_byline("RANDOM FORESTS") == []
+
+
+def test_h33_institutes_and_an_open_access_badge(tmp_path: Path) -> None:
+    from citeloom.structure.names import parse_byline
+
+    assert parse_byline("Laboratoire d'Immunologie Clinique") == []
+    assert parse_byline("Fraunhofer IAIS") == []
+    # Nature's "OPEN" badge run into a title: cut; a title in capitals keeps its words
+    from docling_core.types.doc import DocItemLabel
+
+    from citeloom.structure.titles import title_of
+
+    from .test_pdfmeta_more import doc_with
+
+    for printed, want in (("Cross-talk between AMPK and EGFR dependent Signaling OPEN",
+                           "Cross-talk between AMPK and EGFR dependent Signaling"),
+                          ("WHY THE DOORS ARE OPEN", "WHY THE DOORS ARE OPEN")):
+        doc = doc_with([(DocItemLabel.TITLE, printed), (DocItemLabel.TEXT, "Holger Fröhlich")])
+        assert title_of(doc, tmp_path / "x.txt") == want

@@ -45,7 +45,8 @@ NOT_A_PERSON = re.compile(
     r"given|prefix|suffix|particle|title|book|copyright|year|name|family|"
     r"mater|studiorum|"  # Bologna's "Alma Mater Studiorum"
     r"observatoire|observatori[oa]|observator(?:y|ies)|forests|"
-    r"hong\s+kong|sha\s+tin|kowloon|avenue|street|road|boulevard)\b",  # places
+    r"hong\s+kong|sha\s+tin|kowloon|avenue|street|road|boulevard|"  # places
+    r"laboratoire|fraunhofer)\b",  # "Laboratoire d'Immunologie Clinique", "Fraunhofer IAIS"
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",

@@ -324,4 +324,6 @@ def title_of(doc: DoclingDocument, path: Path, password: str | None = None) -> s
         found = heading if heading and fold_alnum(heading).startswith(fold_alnum(layer)) \
             else layer  # on where the largest type's rows stop
     title = found or heading or (byline_title(path, password) if pdf else None) or path.stem
+    if re.search(r"[a-z]", title):  # Nature's open-access badge run into the title
+        title = re.sub(r"\s+OPEN$", "", title)
     return compose_accents(_VERSION_STAMP.sub("", title) or title)
