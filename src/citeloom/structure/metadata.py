@@ -345,12 +345,21 @@ def _mail_ordered(names: list[str], lines: list[str]) -> list[str]:
     every one must agree, and none may match as read: one convention, not a guess per name
     (a lone "ruder.sebastian@" is Sebastian Ruder's own choice of mailbox)."""
     boxes = {(a.lower(), b.lower()) for ln in lines for a, b in _TWO_PART_BOX.findall(ln)}
-    parts = [n.split(", ", 1) for n in names]
-    if (not boxes or len(parts) < 2 or any(len(p) != 2 or " " in p[0] or " " in p[1] for p in parts)
+    parts = _one_word_pairs(names)
+    if (not boxes or not parts
             or any((_letters(p[1]), _letters(p[0])) in boxes for p in parts)
             or not all((_letters(p[0]), _letters(p[1])) in boxes for p in parts)):
         return names
     return [f"{given}, {fam}" for fam, given in parts]
+
+
+def _one_word_pairs(names: list[str]) -> list[list[str]]:
+    """``names`` as [family, given] pairs of one word each, two names at least: the bylines
+    whose order a convention may turn; empty for any other."""
+    parts = [n.split(", ", 1) for n in names]
+    if len(parts) < 2 or any(len(p) != 2 or " " in p[0] or " " in p[1] for p in parts):
+        return []
+    return parts
 
 
 # China's commonest family names in pinyin, and a word of pinyin syllables: "Yang Dingming,
@@ -373,8 +382,8 @@ def _family_first(names: list[str]) -> list[str]:
     words, each read given name a common Chinese family name, and each read family name
     pinyin that is none ("Wei Zhang" stays: Zhang is a family name; "Long Nguyen" stays:
     Nguyen is no pinyin). As read otherwise."""
-    parts = [n.split(", ", 1) for n in names]
-    if len(parts) < 2 or any(len(p) != 2 or " " in p[0] or " " in p[1] for p in parts):
+    parts = _one_word_pairs(names)
+    if not parts:
         return names
     for family, given in parts:
         fam, giv = family.lower(), given.lower()

@@ -215,9 +215,9 @@ def person(name: str) -> str | None:
     if fam in _FAMILY_SUFFIX and len(given.split()) >= 2:
         fam, given = f"{given.split()[-1]} {fam}", " ".join(given.split()[:-1])
     spanish = given.split()
-    if _spanish_four(words) and " " not in fam:
-        fam, given = f"{spanish[-1]} {fam}", " ".join(spanish[:-1])  # "Robles Fernández"
-    elif len(spanish) >= 2 and (_PATRONYMIC.fullmatch(spanish[-1]) or spanish[-1] in _SPANISH):
+    if (_spanish_four(words) and " " not in fam  # "Robles Fernández"
+            or len(spanish) >= 2
+            and (_PATRONYMIC.fullmatch(spanish[-1]) or spanish[-1] in _SPANISH)):
         fam, given = f"{spanish[-1]} {fam}", " ".join(spanish[:-1])  # "Pérez Cáceres"
     elif (len(spanish) >= 3 and spanish[-2].lower() in PARTICLES and " " not in fam
           and (_PATRONYMIC.fullmatch(fam) or fam in _SPANISH)):
