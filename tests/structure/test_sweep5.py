@@ -160,7 +160,7 @@ def test_two_family_names_of_latin_america() -> None:
 
 
 def test_h31_bylines() -> None:
-    from citeloom.structure.metadata import _family_first
+    from citeloom.structure.names import family_first as _family_first
     from citeloom.structure.names import parse_byline
 
     # a Chinese journal's English byline, family name first

@@ -419,3 +419,42 @@ def split_by_emails(line: str, locals_: list[str]) -> list[str]:
     names = [person(" ".join(g)) for g in groups or []]
     return [n for n in names if n] if names and all(names) else []
 
+
+def one_word_pairs(names: list[str]) -> list[list[str]]:
+    """``names`` as [family, given] pairs of one word each, two names at least: the bylines
+    whose order a convention may turn; empty for any other."""
+    parts = [n.split(", ", 1) for n in names]
+    if len(parts) < 2 or any(len(p) != 2 or " " in p[0] or " " in p[1] for p in parts):
+        return []
+    return parts
+
+
+# China's commonest family names in pinyin, and a word of pinyin syllables: "Yang Dingming,
+# Cui Yanrong" set family name first as Chinese journals print an English byline.
+_CHINESE_FAMILY = frozenset(re.findall(r"\w+",
+    "wang li zhang liu chen yang huang zhao wu zhou xu sun ma zhu hu guo he lin luo gao "
+    "zheng liang xie song tang han feng deng cao peng zeng xiao tian dong pan yuan cai jiang "
+    "yu du ye cheng wei su lu ding ren shen yao cui zhong tan fan jin shi liao jia xia fu "
+    "fang bai zou meng xiong qin qiu yin xue yan duan lei hou long tao gu mao hao gong shao "
+    "wan qian dai mo kong xiang chang wen kang niu hong zhan ou pang zhuang lai gan qi jiao "
+    "ni zhai geng bao ge shang hua lan lou xing"))
+_PINYIN = re.compile(r"(?:(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ang|eng|ing|"
+                     r"ong|ian|iao|uai|uan|ai|ei|ao|ou|an|en|in|un|ia|ie|iu|ua|uo|ue|ui|er|"
+                     r"[aoeiuv]))+")
+
+
+def family_first(names: list[str]) -> list[str]:
+    """``names`` turned where a byline sets Chinese names family name first ("Yang Dingming,
+    Cui Yanrong, Yuan Hongqiang" read as given name first): two names at least, each of two
+    words, each read given name a common Chinese family name, and each read family name
+    pinyin that is none ("Wei Zhang" stays: Zhang is a family name; "Long Nguyen" stays:
+    Nguyen is no pinyin). As read otherwise."""
+    parts = one_word_pairs(names)
+    if not parts:
+        return names
+    for family, given in parts:
+        fam, giv = family.lower(), given.lower()
+        if (giv not in _CHINESE_FAMILY or fam in _CHINESE_FAMILY
+                or not _PINYIN.fullmatch(fam) or not family[:1].isupper()):
+            return names
+    return [f"{given}, {family}" for family, given in parts]
