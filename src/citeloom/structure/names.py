@@ -46,7 +46,8 @@ NOT_A_PERSON = re.compile(
     r"mater|studiorum|"  # Bologna's "Alma Mater Studiorum"
     r"observatoire|observatori[oa]|observator(?:y|ies)|forests|"
     r"hong\s+kong|sha\s+tin|kowloon|avenue|street|road|boulevard|"  # places
-    r"laboratoire|fraunhofer)\b",  # "Laboratoire d'Immunologie Clinique", "Fraunhofer IAIS"
+    # "Laboratoire d'Immunologie Clinique", "Fraunhofer IAIS", "KU Leuven", "TU Delft"
+    r"laboratoire|fraunhofer|leuven|delft)\b",
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -156,6 +157,27 @@ _FAMILY_SUFFIX = frozenset({"Filho", "Neto", "Sobrinho", "Júnior"})
 # Family names spelt like a particle, capitalised after a given name: Chinese Di and Du,
 # Vietnamese Le and Do, Indian Das and De ("Shubra Deb Das").
 _SHORT_FAMILY = frozenset({"Di", "Du", "Le", "Do", "Das", "De"})
+
+
+# Words a letter follows that are no family name: "Appendix A", "Table S", "Part B".
+_NOT_GIVEN_INITIALS = re.compile(
+    r"Appendix|Annex|Table|Tables|Figure|Figures|Fig|Section|Part|Chapter|Class|Type|Group|"
+    r"Phase|Vitamin|Grade|Plate|Panel|Exhibit|Schedule|Level|Step|Stage|Case|Scheme|Option|"
+    r"Item|Box|Room|Block|Building|Wing|Floor|Model|Series|Sector|Zone|Area|Region|Lemma|"
+    r"Theorem|Corollary|Proposition|Definition|Example|Exercise|Problem|Question|Plan|Team|"
+    r"Hall|Gate|Line|Route|Track|Batch|Set|Form|Version|Release|Star|Planet|Site|Camp|Day")
+
+
+def _initials_after(name: str) -> str | None:
+    """A name whose initials follow it, India's and Vancouver's way: "Babu P S" is Babu,
+    P S. Only for a name that another follows on its line: at a line's end the family
+    name may be on the next one ("Rajesh P N" / "Rao")."""
+    words = name.split()
+    if (2 <= len(words) - 1 <= 3 and re.fullmatch(r"[A-Z][a-z]{2,}", words[0])
+            and all(re.fullmatch(r"[A-Z]", w) for w in words[1:])
+            and not _NOT_GIVEN_INITIALS.fullmatch(words[0])):
+        return f"{words[0]}, {' '.join(words[1:])}"
+    return None
 
 
 def _spanish_four(words: list[str]) -> bool:
@@ -349,7 +371,8 @@ def parse_byline(text: str) -> list[str]:
     # (REVTeX sets them after the comma: "Chakresh Kr. Singh, ∗ Demival …, ‡ and Dion …")
     parts = [re.sub(rf"^(?:{MARKERS}\s*)+(?:(?i:and)\s+|&\s*)?", "", p) for p in parts]
     parts = [q for p in parts if p.strip() for q in _split_run(p)]
-    names = [person(p) for p in parts]
+    names = [person(p) or (_initials_after(p) if i < len(parts) - 1 else None)
+             for i, p in enumerate(parts)]
     if not names or any(n is None for n in names):
         return []
     if len(parts) == 1 and len([w for w in parts[0].split() if w.lower() not in PARTICLES]) >= 4 \
