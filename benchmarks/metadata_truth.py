@@ -27,7 +27,8 @@ def fold(text: str | None) -> str:
 
 
 def families(names: list[str]) -> list[str]:
-    return [fold(n.split(",")[0]) for n in names]
+    # a generation suffix is no part of the family name: "Doyle III, Francis J." is Doyle
+    return [fold(re.sub(r"\s+(?:Jr|Sr|II|III|IV)\.?$", "", n.split(",")[0])) for n in names]
 
 
 def score(truth: dict[str, dict[str, Any]], got: dict[str, dict[str, Any]]) -> dict[str, Any]:

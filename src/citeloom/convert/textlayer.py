@@ -241,8 +241,10 @@ def _sized_rows(name: str, _mtime_ns: int, _size: int, page_no: int, password: s
     rows: list[tuple[float, float, list[tuple[float, float, str, float, float]]]] = []
     for (text, (left, top, right, bottom)), size in list(zip(lines, sizes, strict=True))[:limit]:
         height = bottom - top
-        if size > 1 and height > 2.5 * size:
+        if size > 1 and height > 2.5 * size and height > right - left:
             continue  # set vertically (an arXiv stamp in the margin): no row of the page
+            # (a wide piece this high is two rows the layer gave as one: a byline that
+            # runs on into its affiliations)
         for k in range(max(0, len(rows) - 2), len(rows)):  # this row or the one before
             r_top, r_bottom, pieces = rows[k]
             if min(bottom, r_bottom) - max(top, r_top) > 0.5 * min(height, r_bottom - r_top):

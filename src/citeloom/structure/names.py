@@ -35,7 +35,7 @@ NOT_A_PERSON = re.compile(
     # a post or a place printed under a name: "Independent Researcher", "Sagan Fellow",
     # "Federal Reserve Board", "Mountain View"
     r"independent|researchers?|scientists?|scholars?|fellows?|postdoc\w*|students?|"
-    r"candidate|board|reserve|bank|view|city|heights|anonymous|see|profile|church|trust|"
+    r"candidate|board|reserve|bank|view|city|heights|anonymous|blind|see|profile|church|trust|"
     # a country of two words ("Sri Lanka", an affiliation's last row), a letter's
     # salutation ("Dear Feng Liu"), a web form's buttons ("Create Account", "Quick Links")
     r"lanka|arabia|zealand|africa|kingdom|emirates|states|leone|faso|dear|account|links|business|recommended|intelligence|"
@@ -63,10 +63,10 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦⇤˚⇑→"  # (PLOS: ☯ equal contribution, ¤ a present address; ✉ Nature;
-# the card suits: IEEE papers that mark affiliations with them; "?": a mark its font did
-# not map, "M. Atature?"; "◦": "Ramon Pires ◦"; "⇤", "˚", "⇑" (Elsevier's) and "→": stars
-# some fonts map wrongly)
+THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦⇤˚⇑→⋄◇♢♮♯♭"  # (PLOS: ☯ equal contribution, ¤ a present
+# address; ✉ Nature; the card suits: IEEE papers that mark affiliations with them; "?": a
+# mark its font did not map, "M. Atature?"; "◦": "Ramon Pires ◦"; "⇤", "˚", "⇑" (Elsevier's)
+# and "→": stars some fonts map wrongly; "⋄", "♮", "♯", "♭": LaTeX's further footnote symbols)
 SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
@@ -100,6 +100,10 @@ _COUNTRY_LAST = re.compile(
     r"UK|U\.K\.|United\s+Kingdom|USA|U\.S\.A\.|United\s+States|Canada|Mexico|Brazil|"
     r"Argentina|Chile|Colombia|Australia|New\s+Zealand|Japan|China|Korea|India|Israel|"
     r"Singapore|Russia|Turkey|South\s+Africa)\.?$")
+# The states' postal codes, but for the two that are family names set in capitals (Ma, Oh).
+_US_STATES = frozenset(re.findall(
+    r"\w\w", "AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MI MN MS MO MT NE "
+    "NV NH NJ NM NY NC ND OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC"))
 # Cities of two words whose first could open a person's name ("Ann Arbor", "Santa Cruz").
 _PLACE_FIRST = (r"(?:San|Santa|Santo|São|Sao|Palo|Ann|Saint|St\.?|Fort|Port|Rio|Hong|Tel|"
                 r"Buenos|Kuala|Salt|El|Baton|Cape|Mount|Bad)\s")
@@ -107,7 +111,9 @@ _PLACE_FIRST = (r"(?:San|Santa|Santo|São|Sao|Palo|Ann|Saint|St\.?|Fort|Port|Rio
 # PharmD, MPH", "Andreas Ekström, M Ed".
 _DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?\s?D|"
                      r"Ph\.?\s?D|D\.?\s?Phil|M\.?\s?Phil|MPH|MBA|R\.?N|Pharm\.?\s?D|DrPH|"
-                     r"DDS|DVM|DNP|MSW|MSN|BSN|M\.?\s?Ed)\.?"
+                     r"DDS|DVM|DNP|MSW|MSN|BSN|M\.?\s?Ed|"
+                     r"(?:A\.\s?|Dist\.\s?)?M\.\s?ASCE|F\.\s?ASCE)\.?"  # ASCE's member grades
+                     r"(?:\s+\d{1,2}(?:,\d{1,2})*)?"  # its affiliation's number: "Ph.D. 9"
                      rf"(?=[{SYMBOLS}]*\s*(?:,|and\b|&|$))")  # "MD*": the corresponding author
 # Generation suffixes: "William J. Hansen Jr", "John H. Lienhard V".
 _SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?:\s+[a-z](?=\s*,))?"  # "Jr. b,": a mark
@@ -203,7 +209,8 @@ def person(name: str) -> str | None:
         return None
     initials = [i for i, w in enumerate(words) if len(w.rstrip(".")) == 1]
     if initials and initials[-1] > 0 and sum(
-            w.lower() not in PARTICLES for w in words[initials[-1] + 1:]) > 1:
+            w.lower() not in PARTICLES and w not in ("St.", "Ste.")
+            for w in words[initials[-1] + 1:]) > 1:
         return None  # "Leif T. Johnson Charles J. Geyer": two people (split_run's)
     if any(_CAMEL.search(w) for w in words):
         return None  # "JavaScript", "PubTabNet": a product, not a person
@@ -212,6 +219,8 @@ def person(name: str) -> str | None:
     if (words[-1].lower() in PARTICLES and words[-1] not in _SHORT_FAMILY
             or len(words[-1].rstrip(".")) < 2):
         return None  # a family name is not an initial, nor a particle (but "Yi Di", "Bo Du")
+    if len(words) == 2 and words[1] in _US_STATES:
+        return None  # a city and its state: "Pittsburgh PA" (not "Jian MA", "Sehoon OH")
     if "AI" in words:
         return None  # a company: "Pine AI"
     if len(words) == 2 and re.fullmatch(r"[A-Z]", words[0]):
@@ -236,6 +245,9 @@ def person(name: str) -> str | None:
         fam, given = f"{given.split()[-1]} {fam}", " ".join(given.split()[:-1])  # St. Germain
     if fam in _FAMILY_SUFFIX and len(given.split()) >= 2:
         fam, given = f"{given.split()[-1]} {fam}", " ".join(given.split()[:-1])
+    if (len(words) == 3 and fam == words[2] and re.match(r"[dD]['’]", fam)
+            and not words[1].endswith(".")):
+        fam, given = f"{words[1]} {fam}", words[0]  # "Baillot d'Étiaux", "Giscard d'Estaing"
     spanish = given.split()
     if (_spanish_four(words) and " " not in fam  # "Robles Fernández"
             or len(spanish) >= 2
@@ -335,11 +347,16 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub(rf"\b([{UPPER}])\.(?=[{UPPER}][a-z])", r"\1. ", text)  # "M.Tuncay Gençoğlu"
     # The addresses after the names: "… Kurt Konolige email: {grisetti,kuemmerl}@uni.de …"
     text = re.sub(r"\s*\b(?:e-?mails?|contact)\s*:.*$", "", text, flags=re.IGNORECASE)
+    # a byline that runs on into its affiliations, lettered PNAS's way: "… Verstynen
+    # a,b,c,d aDepartment of Psychology; bCenter for …"
+    text = re.sub(r"\s+[a-z](?:Department|Dept\.|Centre|Center|School|Institute|Laborator"
+                  r"|Faculty|Division|College|University|Universit)\w*\b.*$", "", text)
     text = re.sub(r"\s*<[^<>]*@[^<>]*>", "", text)  # "Paul E. Johnson <pauljohn @ ku.edu>"
     text = re.sub(r",?\s*[\w.+-]+@[\w-]+(?:\.[\w-]+)+", "", text)  # "John Verzani, jv@x.com"
     # (an ORCID parts two names: "Jie Hu[0000−0002−5150−1003] Li Shen[…]")
     text = _ORCID.sub(",", _IEEE_GRADE.sub("", " ".join(text.split()))).rstrip(",")
     text = _ORDINAL.sub("", text)
+    text = re.sub(rf"(?<=[\d{THANKS}])\s+\.$", "", text)  # the marks' full stop: "1,4,* ."
     text = re.sub(r"\s*;\s*", ", ", text).rstrip(", ")  # "Tanya Strydom 1,2; Salomé …"
     if not text or len(text) > 600 or re.search(r"[:@/]|\d{3,}", text):
         return []

@@ -81,8 +81,9 @@ _ISSUE = re.compile(
     rf"\b{YEAR},\s*\d{{1,4}}\s*\(\d{{1,3}}\)\s*:\s*\d+\s*[-–]\s*\d+\b|"
     rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{MONTH}\s+{YEAR}\b|"
     # (or set apart by slashes: CACM's "Volume 12 / Number 10 / October, 1969")
-    rf"\bVol(?:ume|\.)?\s*\d+\s*[,/]\s*(?:No\.?|Number|Issue)\s*\d+\s*[,/]?\s*"
-    rf"(?:{MONTH},?\s+)?\(?{YEAR}\)?|"
+    # (IRJMETS's "Volume:04/Issue:07/July-2022")
+    rf"\bVol(?:ume|\.)?\s*:?\s*\d+\s*[,/]\s*(?:No\.?|Number|Issue)\s*:?\s*\d+\s*[,/]?\s*"
+    rf"(?:{MONTH}(?:,?\s+|-))?\(?{YEAR}\)?|"
     # TUGboat's running head "TUGboat, Volume 32 (2011), No. 2" (a draft's "Volume 0" is none)
     rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+|"
     # VLDB's reference format: "PVLDB, 17(5): XXX-XXX, 2024."
@@ -167,6 +168,12 @@ _REPORT_LINE = re.compile(rf"\b(?:technical|research)\s+report\b[^\n]{{0,60}}?(?
 _CONF_TAG = re.compile(rf"\b[A-Z][A-Za-z]{{1,9}}\s?['’](\d\d)\s*,\s*(?i:{MONTH})\s+(?:\d{{1,2}}\s*"
                        rf"[-–—]\s*(?:(?i:{MONTH})\s+)?\d{{1,2}},?\s+)?{YEAR}\b")  # ("BioKDD'18,
 # August 2018, London, UK": a month without days)
+# ACM's conference line, its acronym's year agreeing with the date's: "SIGMOD'25, June
+# 22-27, 2025, Berlin, Germany", "WWW 2010, April 26–30, 2010, Raleigh, North Carolina".
+# The venue's own year, where a template's Reference Format or © line kept its 2018.
+_ACM_VENUE = re.compile(rf"(?:^|(?<=[.;]\s))[A-Z][A-Za-z]{{1,9}}\s?(?:['’](\d\d)|(\d{{4}}))\s*,"
+                        rf"\s*(?i:{MONTH})\s+\d{{1,2}}(?:\s*[-–—]\s*(?:(?i:{MONTH})\s+)?"
+                        rf"\d{{1,2}})?,\s+{YEAR}\s*,\s+[A-Z]", re.MULTILINE)
 # ACM's block for a small venue: "TAICHI 2026, Taiwan" on a short line of its own.
 # (or "SPACES-2018, Dept. of ECE, K L Deemed to be UNIVERSITY", a running head)
 _ACRONYM_YEAR = re.compile(rf"^[A-Z]{{3,10}}(?:\s+|-){YEAR},\s+[A-Z][\w .,]{{1,60}}$")
@@ -381,6 +388,10 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
         years = [int(y) for y in re.findall(rf"\b{YEAR}\b", m.group(1)) if _year_ok(int(y))]
         if years and not re.search(r"submitted\s+on|HAL\s+Id", m.group(1), re.IGNORECASE):
             return years[-1], PDF_TEXT
+    for m in _ACM_VENUE.finditer(text):
+        short, full, year = m.group(1), m.group(2), m.group(3)
+        if (short and year.endswith(short) or full == year) and _year_ok(int(year)):
+            return int(year), PDF_TEXT
     for rx in (_JSTOR_SOURCE, _VOLUME, CITATION, _ISSUE, SELF_CITE, IOP_CITE):
         year = _first_year(rx, text)
         if year:
@@ -449,8 +460,10 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
     year = version_note_year(whole or text)  # its note about its published version
     if year:
         return year, PDF_TEXT
-    subject = info.get("Subject", "")  # not dvips's stamp "TeX output 2003.10.17:1908"
-    m = None if re.match(r"\s*TeX output\b", subject) else re.search(rf"\b{YEAR}\b", subject)
+    subject = info.get("Subject", "")  # not dvips's stamp "TeX output 2003.10.17:1908",
+    # nor LIPIcs's template venue "LIPIcs, Vol.42, CVIT 2016" ("Very Important Topics")
+    m = (None if re.match(r"\s*TeX output\b", subject) or re.search(r"\bCVIT\s+2016\b", subject)
+         else re.search(rf"\b{YEAR}\b", subject))
     if m and _year_ok(int(m.group(1))):
         return int(m.group(1)), PDF_METADATA
     return None, None
