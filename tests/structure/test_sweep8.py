@@ -87,3 +87,29 @@ def test_heldout35_bylines() -> None:
 ])
 def test_heldout35_years(text: str, info: dict, year: int | None) -> None:
     assert paper_year(text, info)[0] == year
+
+
+def test_sweep9_bylines() -> None:
+    # ACL 2011: five names in a row, their addresses braced with their hosts, one of them a
+    # nickname ("becky") and one with digits ("iv2121")
+    title = "Sentiment Analysis of Twitter Data"
+    rows = [title, "Apoorv Agarwal Boyi Xie Ilia Vovsha Owen Rambow Rebecca Passonneau",
+            "Department of Computer Science", "Columbia University", "New York, NY 10027 USA",
+            "{apoorv@cs, xie@cs, iv2121@, rambow@ccls, becky@cs}.columbia.edu", "Abstract"]
+    assert _authors(rows, {}, "", title)[0] == [
+        "Agarwal, Apoorv", "Xie, Boyi", "Vovsha, Ilia", "Rambow, Owen", "Passonneau, Rebecca"]
+    # an accent the layer set apart inside a name (ICRA 2015: "Adrià Colomé")
+    assert parse_byline("Adria Colom ` e, Antoni Planells and Carme Torras ´")[0] == (
+        "Colome, Adria")
+    assert person("Faculté Polytechnique") is None
+
+
+@pytest.mark.parametrize("line, year", [
+    ("International Journal of Computer Applications (0975 - 8887) Volume 165 – No.9, May 2017",
+     2017),
+    # the issue's year, not the journal's fixed © line
+    ("Research paper © 2012 IJFANS. All Rights Reserved, UGC CARE Listed ( Group -I) Journal "
+     "Volume 11, Iss 12, Dec 2022", 2022),
+])
+def test_sweep9_issue_lines(line: str, year: int) -> None:
+    assert paper_year(line, {})[0] == year

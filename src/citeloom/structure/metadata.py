@@ -533,7 +533,7 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
              for ln in lines]
     for i, line in enumerate(lines):
         names = (parse_byline(line) or _run_by_citation(line, text)
-                 or split_by_emails(line, email_locals(lines[i + 1:i + 4])))
+                 or split_by_emails(line, email_locals(lines[i + 1:i + 6])))
         j = i + 1
         if not names:
             names, j = _joined(lines, i)

@@ -47,7 +47,7 @@ NOT_A_PERSON = re.compile(
     r"observatoire|observatori[oa]|observator(?:y|ies)|forests|"
     r"hong\s+kong|sha\s+tin|kowloon|avenue|street|road|boulevard|"  # places
     # "Laboratoire d'Immunologie Clinique", "Fraunhofer IAIS", "KU Leuven", "TU Delft"
-    r"laboratoire|fraunhofer|leuven|delft)\b",
+    r"laboratoire|fraunhofer|leuven|delft|polytechnique|facult[ée])\b",
     re.IGNORECASE)
 # Words a name never has: "In", "Of", "The" start title words, not given names.
 _FUNCTION_WORDS = frozenset({"in", "on", "of", "the", "for", "and", "with", "to", "from",
@@ -333,6 +333,9 @@ def parse_byline(text: str) -> list[str]:
                   flags=re.IGNORECASE)
     text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
     text = re.sub(r",?\s+et\s+al\.?\s*$", "", text)  # "Ruth Angus, et al.": the names it gives
+    # an accent set apart inside a name, its last letter after it: "Adria Colom ` e"
+    text = re.sub(r"(?<=[^\W\d_])\s+[\u00a8\u00b4`\u02c6\u02dc]\s+([^\W\d_])(?=[\s,]|$)", r"\1",
+                  text)
     text = _LOOSE_ACCENT.sub("", text)  # "Jill-Jenn Vie, ˆ 1", "Sebastien Jean ´"
     text = re.sub(rf"\b([OD]['’])\s+(?=[{UPPER}])", r"\1", text)  # "Dion O' Neale"
     text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"
@@ -402,6 +405,8 @@ def parse_byline(text: str) -> list[str]:
 # The addresses under a byline: "{jacobdevlin,mingweichang,kentonl,kristout}@google.com",
 # "a.smith@uni.edu, bjones@x.org".
 _BRACED = re.compile(r"\{([^{}]+)\}\s*@")
+# ... or each with its host, the domain after the brace: "{apoorv@cs, xie@cs}.columbia.edu"
+_BRACED_HOSTS = re.compile(r"\{([^{}]*@[^{}]*)\}\s*\.")
 _ADDRESS = re.compile(r"([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
 
 
@@ -411,7 +416,10 @@ def email_locals(lines: list[str]) -> list[str]:
     found: list[str] = []
     for line in lines:
         found += [p for m in _BRACED.finditer(line) for p in m.group(1).split(",")]
-        found += [m.group(1) for m in _ADDRESS.finditer(_BRACED.sub(" @", line))]
+        found += [p.split("@")[0] for m in _BRACED_HOSTS.finditer(line)
+                  for p in m.group(1).split(",")]
+        line = _BRACED_HOSTS.sub(" ", _BRACED.sub(" @", line))
+        found += [m.group(1) for m in _ADDRESS.finditer(line)]
     return [re.sub(r"[^a-z]", "", p.lower()) for p in found if p.strip()]
 
 
@@ -424,7 +432,7 @@ def split_by_emails(line: str, locals_: list[str]) -> list[str]:
     exists."""
     words = line.split()
     k = len(locals_)
-    if (k < 2 or not 2 * k <= len(words) <= 3 * k or any(len(p) < 3 for p in locals_)
+    if (k < 2 or not 2 * k <= len(words) <= 3 * k or any(len(p) < 2 for p in locals_)
             or not all(NAME_WORD.match(w) for w in words)):
         return []
 
@@ -453,8 +461,9 @@ def split_by_emails(line: str, locals_: list[str]) -> list[str]:
     groups = split(0, 0)
     if groups is None and len(words) == 2 * k:  # nicknames ("rbg" for Ross Girshick): as
         pairs = [words[i:i + 2] for i in range(0, len(words), 2)]  # many pairs as addresses,
-        if all(short[:1] == fold(g)[:1] or fold(f) in short  # each its given name's initial
-               for short, (g, f) in zip(locals_, pairs, strict=True)):  # or its family name
+        agree = sum(short[:1] == fold(g)[:1] or fold(f) in short  # each its given name's
+                    for short, (g, f) in zip(locals_, pairs, strict=True))  # initial or family
+        if agree >= k - (k >= 3):  # (one nickname more among three: "becky" for Rebecca)
             groups = pairs
     names = [person(" ".join(g)) for g in groups or []]
     return [n for n in names if n] if names and all(names) else []

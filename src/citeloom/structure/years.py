@@ -81,8 +81,9 @@ _ISSUE = re.compile(
     rf"\b{YEAR},\s*\d{{1,4}}\s*\(\d{{1,3}}\)\s*:\s*\d+\s*[-–]\s*\d+\b|"
     rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{MONTH}\s+{YEAR}\b|"
     # (or set apart by slashes: CACM's "Volume 12 / Number 10 / October, 1969")
-    # (IRJMETS's "Volume:04/Issue:07/July-2022")
-    rf"\bVol(?:ume|\.)?\s*:?\s*\d+\s*[,/]\s*(?:No\.?|Number|Issue)\s*:?\s*\d+\s*[,/]?\s*"
+    # (IRJMETS's "Volume:04/Issue:07/July-2022", IJCA's "Volume 165 – No.9, May 2017",
+    # IJFANS's "Volume 11, Iss 12, Dec 2022")
+    rf"\bVol(?:ume|\.)?\s*:?\s*\d+\s*[,/–-]\s*(?:No\.?|Number|Issue|Iss\.?)\s*:?\s*\d+\s*[,/]?\s*"
     rf"(?:{MONTH}(?:,?\s+|-))?\(?{YEAR}\)?|"
     # TUGboat's running head "TUGboat, Volume 32 (2011), No. 2" (a draft's "Volume 0" is none)
     rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+|"
