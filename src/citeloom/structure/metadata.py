@@ -37,6 +37,7 @@ from citeloom.structure.names import (
     SYMBOLS,
     THANKS,
     UPPER,
+    cover_citation,
     email_locals,
     family_first,
     one_word_pairs,
@@ -88,7 +89,8 @@ _INSTITUTION_NEXT = re.compile(r"^(?:foundation|institut\w*|cent(?:er|re)|memori
 
 # A byline's line that ends in a given name, its family name on the next line, or that
 # ends in its "and" or a comma, the next name on the next line.
-_BROKEN = re.compile(rf"(?:,|\band|&)(?:\s*[{UPPER}][^\W\d_]*\.?){{0,3}}\s*$")  # ", Rajesh P N"
+_BROKEN = re.compile(rf"(?:,|\band|&)(?:\s*(?:[{UPPER}][^\W\d_]*\.?|van|von|der|den|de|del|da|"
+                     rf"di|du|dos|la|le|ter|ten)){{0,4}}\s*$")  # ", Rajesh P N", ", Geert van den"
 # Where the people named are not the authors: a thesis's supervisor and jury, an editor.
 _OTHERS = re.compile(r"\b(?:jury|direction|supervis\w*|advis[eo]rs?|committee|rapporteurs?|"
                      r"examin\w*|editors?|edited\s+by|reviewed\s+by|reviewers?|referees?|"
@@ -512,6 +514,8 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     when the first pages show every one of its names (and it has more of them than the
     byline found: JSS puts each author's affiliation between the names); else the first
     author of the journal's own citation line."""
+    if names := cover_citation(" ".join(first_page[:12])):  # a repository's cover page
+        return names, PDF_TEXT
     for m in SELF_CITE.finditer(text):  # the paper's own reference: the publisher's list
         names = parse_byline(m.group("names"))
         if names:
@@ -611,7 +615,8 @@ def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
 
     for value, source in ((info.get("Subject", "") + " " + info.get("Keywords", ""),
                            PDF_METADATA), (text, PDF_TEXT)):
-        found = find_dois(value)
+        # (not a template's own: LIPIcs's "10.4230/LIPIcs.CVIT.2016.23", ACM's "XXXXXXX")
+        found = [d for d in find_dois(value) if "lipics.cvit.2016" not in d.lower()]
         if found:
             return found[0], source
     return None, None

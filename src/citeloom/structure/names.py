@@ -26,6 +26,7 @@ NOT_A_PERSON = re.compile(
     r"simulations?|optimi[sz]ation|algorithms?|package|statistic\w*|computing|"
     r"computation|dynamics|structures?|effects?|patients?|performance|detection|"
     r"recognition|language|processing|prediction|classification|supplementary|"
+    r"errors?|kernels?|chiral|constitutive|"
     r"material|vignette|manual|guide|notes|lecture|thesis|dissertation|clinic|hospital|"
     r"foundation|cent(?:er|re)|laborator\w*|schools?|colleges?|faculty|team|group|"
     # what a cover prints under a name: a post, a field
@@ -36,6 +37,7 @@ NOT_A_PERSON = re.compile(
     # "Federal Reserve Board", "Mountain View"
     r"independent|researchers?|scientists?|scholars?|fellows?|postdoc\w*|students?|"
     r"candidate|board|reserve|bank|view|city|heights|anonymous|blind|see|profile|church|trust|"
+    r"rangers?|"
     # a country of two words ("Sri Lanka", an affiliation's last row), a letter's
     # salutation ("Dear Feng Liu"), a web form's buttons ("Create Account", "Quick Links")
     r"lanka|arabia|zealand|africa|kingdom|emirates|states|leone|faso|dear|account|links|business|recommended|intelligence|"
@@ -77,8 +79,9 @@ def unglue_and(text: str) -> str:
     """``text`` with a footnote mark glued to the next "and" set apart as a space."""
     return _GLUED_AND.sub(" ", text)
 # Elsevier's and AIP's affiliation letters: "Migchielsen a,1,∗", "Thane b,d" (a lone
-# lower-case letter after a space; never glued to the name, which ends in one).
-_LETTER = r"(?:[a-z]\)?)"
+# lower-case letter after a space, or two run together: "Boyer ac"; never glued to the
+# name, which ends in one).
+_LETTER = r"(?:[a-z]{1,2}\)?)"
 # Affiliation marks after a name: "Agyeman-Duah 1*", "Theurer 2,3", "Ball1*",
 # "Krishnan a,c,∗,1", "Tomonaga1,∗)".
 _AFFIL = re.compile(rf"(?<=[^\W\d_.])(?:\s*{MARKERS}|\s+{_LETTER})"
@@ -219,6 +222,8 @@ def person(name: str) -> str | None:
     if (words[-1].lower() in PARTICLES and words[-1] not in _SHORT_FAMILY
             or len(words[-1].rstrip(".")) < 2):
         return None  # a family name is not an initial, nor a particle (but "Yi Di", "Bo Du")
+    if len(words) == 2 and words[0] in ("TU", "KU", "UC", "FH"):
+        return None  # a university named by its city: "TU Berlin", "KU Leuven", "UC Davis"
     if len(words) == 2 and words[1] in _US_STATES:
         return None  # a city and its state: "Pittsburgh PA" (not "Jian MA", "Sehoon OH")
     if "AI" in words:
@@ -234,8 +239,9 @@ def person(name: str) -> str | None:
             for w in words]  # (initials are no family name: "Martin W.A. CAMINADA")
     block = len(caps) - next((i for i, c in enumerate(reversed(caps)) if not c), len(caps))
     words = [w.title() if c else w for w, c in zip(words, caps, strict=True)]
+    mixed = any(not w.isupper() and len(w.rstrip(".")) > 1 for w in words[:block])
     fam = (" ".join(words[block:]) if block > 0 and len(words) - block >= 2
-           and not any(caps[:block]) else family_name(" ".join(words)))
+           and not any(caps[:block]) and mixed else family_name(" ".join(words)))
     given = " ".join(words[: len(words) - len(fam.split(" "))])
     if not given and len(words) == 2 and words[0][:1].isupper():
         fam, given = words[1], words[0]  # "Le Shu", "Bin Zhang": a given name, not a particle
@@ -507,3 +513,26 @@ def family_first(names: list[str]) -> list[str]:
                 or not _PINYIN.fullmatch(fam) or not family[:1].isupper()):
             return names
     return [f"{given}, {family}" for family, given in parts]
+
+
+# A repository's cover (Pure's: Edinburgh Research Explorer and others): "Citation for
+# published version: Allamanis, M & Sutton, C 2013, 'Why, when, …'", or in APA "(APA):
+# Allamanis, M., & Sutton, C. (2013)."
+_COVER_CITATION = re.compile(r"Citation\s+for\s+published\s+version\s*(?:\(APA\))?\s*:\s*"
+                             r"(.{5,400}?)\s*\(?(?:1[89]|20)\d\d\)?\s*[,.]")
+_FAMILY_INITIALS = re.compile(rf"([{UPPER}][^\W\d_'’-]*(?:(?:\s+(?:van|von|der|den|de|del|da|di|du|"
+                              rf"la|le))*['’ -][{UPPER}][^\W\d_'’-]*)*),\s*"
+                              rf"((?:[{UPPER}]\.?[\s-]?)+)(?=\s*(?:,|&|and\b|$))")
+
+
+def cover_citation(text: str) -> list[str]:
+    """The authors a repository's cover page cites the paper by, ``Family, I.``; empty when
+    there is no such cover or a part does not read as a name."""
+    m = _COVER_CITATION.search(" ".join(text.split()))
+    if not m:
+        return []
+    names = [f"{f}, {g.strip()}" for f, g in _FAMILY_INITIALS.findall(m.group(1))]
+    rest = _FAMILY_INITIALS.sub("", m.group(1))
+    return names if names and not re.search(r"[^\W\d_]{2,}", re.sub(r"\band\b", "", rest)) \
+        else []
+

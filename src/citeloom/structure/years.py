@@ -79,6 +79,8 @@ _ISSUE = re.compile(
     rf"\b{YEAR},\s*Vol\.?\s*\d+,\s*No\.?\s*\d+\b|"
     # the AEA's running head: "American Economic Journal: Applied Economics 2021, 13(4): 70–100"
     rf"\b{YEAR},\s*\d{{1,4}}\s*\(\d{{1,3}}\)\s*:\s*\d+\s*[-–]\s*\d+\b|"
+    # (its Papers and Proceedings without an issue: "AEA Papers and Proceedings 2025, 115: 35–39")
+    rf"\bProceedings\s+{YEAR},\s*\d{{1,4}}\s*:\s*\d+\s*[-–]\s*\d+\b|"
     rf"\bVol\.\s*\d+\s*/\s*\d+\s*,\s*{MONTH}\s+{YEAR}\b|"
     # (or set apart by slashes: CACM's "Volume 12 / Number 10 / October, 1969")
     # (IRJMETS's "Volume:04/Issue:07/July-2022", IJCA's "Volume 165 – No.9, May 2017",
@@ -147,7 +149,18 @@ _JOURNAL_LINE = re.compile(
     rf"[^\W\d_.],\s*\d{{1,4}}\s*,\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}\b|"
     # Pergamon's and Elsevier's old running head: "J. Behav. Ther. & Exp. Psychiat. Vol. 25,
     # No. 1, pp. 49-59, 1994" (an OCR'd "No. I."); a line of page 1, not a reference
-    rf"\bVol\.?\s*\d+\s*,\s*No\.?\s*[\dIl]+\.?\s*,?\s*pp\.?\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}",
+    rf"\bVol\.?\s*\d+\s*,\s*No\.?\s*[\dIl]+\.?\s*,?\s*pp\.?\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}|"
+    # Elsevier's head today: "Journal of Financial Economics 151 (2024) 103745"
+    rf"^[A-Z][^\W\d_][\w&:,.' -]{{3,80}}?\s\d{{1,4}}\s+\({YEAR}\)\s+"
+    rf"(?:\d{{5,7}}|\d+\s*[-–]\s*\d+)$|"
+    # an IEEE journal's running head without volume ("JOURNAL OF SELECTED TOPICS IN SIGNAL
+    # PROCESSING, 2026, 1"), not the template's "JOURNAL OF LATEX CLASS FILES"
+    rf"^(?-i:(?!.*LATEX|.*CLASS FILES)(?:IEEE\s+)?(?:JOURNAL|TRANSACTIONS|LETTERS)\b"
+    rf"[A-Z ,&-]{{4,100}}),"
+    rf"\s*{YEAR}(?:\s*,\s*\d{{1,4}})?$|"
+    # Frontiers' head: "Research Article 21 January 2015"
+    rf"^(?:(?:Original\s+)?Research|Review|Methods|Brief\s+Research\s+Report)\s+Article\s+\d{{1,2}}\s+"
+    rf"{MONTH}\s+{YEAR}$",
     re.IGNORECASE)
 # A conference's name and year on page 1: "(NeurIPS 2019)", "Published as a conference
 # paper at ICLR 2020", "This CVPR 2019 paper is the Open Access version".
