@@ -109,7 +109,8 @@ def merge_metadata(found: dict[str, Any] | None, given: dict[str, Any] | None
 PARTICLES = frozenset({"van", "von", "der", "den", "de", "des", "del", "della", "dei", "degli",
                        "delle", "dello", "dalla", "dal", "di", "da", "do", "dos",
                        "das", "du", "la", "le", "ter", "ten", "bin", "ibn", "al", "el",
-                       "mac"})  # "Mordecai-Mark Mac Low", "Saunders Mac Lane"
+                       "mac", "ó", "ní"})  # "Mordecai-Mark Mac Low", "Saunders Mac Lane",
+# Irish "Pilib Ó Broin", "Máire Ní Bhriain"
 # Heading numbers: "2", "2.1.", "II.", "A)" — optional in a section filter.
 _NUMBERING = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[ivxlcdm]+\.|[a-z][.)])[.)]?\s+)+")
 

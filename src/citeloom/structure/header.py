@@ -142,7 +142,9 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
             end = i + 1             # go on while a row ends mid-phrase ("... Parts and")
             while end < len(rows) and _CONTINUED.search(rows[end - 1]):
                 end += 1
-            return [rows[i], *rows[end:]], rows[:i]
+            # (the title as found where the row is only the title: "predic-tion" broken
+            # by a hyphen in the layer)
+            return [title if part == whole else rows[i], *rows[end:]], rows[:i]
     return [], []
 
 
@@ -159,3 +161,26 @@ def file_name_year(path: Path | None) -> int | None:
     if len(years) == 1 and year_ok(year := years.pop()):
         return year
     return None
+
+
+# Zotero's (and ZotFile's) name for a paper's file: "Morgan-Davies - 1960 - A Nesting
+# Colony of Avocets.pdf", "Babu et al. - 2021 - Evaluation of ….pdf", "Gòmez, Underhill,
+# Brooks - 2017 - Bird ….pdf" (spaces sometimes made "_" by whoever uploaded it).
+_FAMILY = r"[A-ZÀ-Þ][^\W\d_]+(?:[-'’][^\W\d_]+)*"
+_ZOTERO_NAME = re.compile(rf"(?:^|[_\s])({_FAMILY}(?:(?:,[_\s]*|[_\s]+and[_\s]+){_FAMILY}){{0,2}}"
+                          rf"|{_FAMILY}[_\s]+et[_\s]+al\.?)[_\s]+-[_\s]+(?:19|20)\d\d[_\s]+-[_\s]+"
+                          r"(.{8,})$")
+
+
+def file_name_authors(path: Path | None, title: str) -> list[str]:
+    """The family names a Zotero-style file name gives its paper's authors, when the title
+    it gives (cut short, as Zotero does) is how the paper's title begins; empty otherwise.
+    For a paper whose byline no text shows (a scan, a picture)."""
+    m = _ZOTERO_NAME.search(path.stem) if path is not None and title else None
+    if not m:
+        return []
+    named = _squashed(re.sub(r"-annotated$", "", m.group(2)))
+    if len(named) < 12 or not _squashed(title).startswith(named[:40]):
+        return []
+    people = re.sub(r"[_\s]+et[_\s]+al\.?$", "", m.group(1))
+    return [p for p in re.split(r"[_\s]*,[_\s]*|[_\s]+and[_\s]+", people) if p]

@@ -27,6 +27,7 @@ from citeloom.structure.header import (  # noqa: F401 - the sources, named here 
     PDF_METADATA,
     PDF_TEXT,
     ZOTERO,
+    file_name_authors,
     file_name_year,
     layer_rows,
     page_texts,
@@ -43,6 +44,7 @@ from citeloom.structure.names import (
     one_word_pairs,
     parse_byline,
     person,
+    placeholders,
     split_by_emails,
     unglue_and,
 )
@@ -659,6 +661,10 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         authors, how = named, PDF_TEXT
     if not authors and (authors := _with_footnote("\n".join(first_page))):
         how = PDF_TEXT  # IEEE's first-page note, where the byline is no text
+    if not authors and (authors := file_name_authors(path, title)):
+        how = FILE_NAME  # Zotero's name for the file: family names only
+    if placeholders(authors):
+        authors = []  # the template's sample names: no author named yet
     if authors:  # once each: a byline and a correspondence line may both give a name
         authors = _accented(authors, text)
         out["authors"], src["authors"] = list(dict.fromkeys(authors)), how

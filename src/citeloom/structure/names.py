@@ -189,6 +189,13 @@ def _initials_after(name: str) -> str | None:
     return None
 
 
+def _pinyin_pair(word: str) -> bool:
+    """A Chinese given name of two syllables, each capitalised: "YaoGong", "ZhiCheng"."""
+    parts = re.findall(r"[A-Z][a-z]+", word)
+    return (len(parts) == 2 and "".join(parts) == word
+            and all(_PINYIN.fullmatch(p.lower()) for p in parts))
+
+
 def _spanish_four(words: list[str]) -> bool:
     """Four words, Spain's way: two given names, then two family names, the last one a
     patronymic or a common Spanish one ("Angel Luis Robles Fernández")."""
@@ -215,8 +222,9 @@ def person(name: str) -> str | None:
             w.lower() not in PARTICLES and w not in ("St.", "Ste.")
             for w in words[initials[-1] + 1:]) > 1:
         return None  # "Leif T. Johnson Charles J. Geyer": two people (split_run's)
-    if any(_CAMEL.search(w) for w in words):
-        return None  # "JavaScript", "PubTabNet": a product, not a person
+    if any(_CAMEL.search(w) and not (_pinyin_pair(w) and _PINYIN.fullmatch(words[-1].lower()))
+           for w in words):
+        return None  # "JavaScript", "PubTabNet": a product, not a person (but "YaoGong")
     if any(_NOUN_END.search(w) or _NO_VOWEL.fullmatch(w) for w in words):
         return None  # "Gene Set Enrichment", a title's nouns; "Bdbh", a font's glyph codes
     if (words[-1].lower() in PARTICLES and words[-1] not in _SHORT_FAMILY
@@ -535,4 +543,15 @@ def cover_citation(text: str) -> list[str]:
     rest = _FAMILY_INITIALS.sub("", m.group(1))
     return names if names and not re.search(r"[^\W\d_]{2,}", re.sub(r"\band\b", "", rest)) \
         else []
+
+
+# A template's own sample authors, left in a draft: BMC's "Jane E Doe" and "John RS Smith",
+# LIPIcs's "Joan R. Public" and "John Q. Open", elsarticle's and others' "John Doe".
+_PLACEHOLDER = re.compile(r"(?:Doe, (?:Jane|John)\b.*|Smith, John RS|Public, Joan R\.?|"
+                          r"Open, John Q\.?|Author, (?:First|Second|Third)\b.*)")
+
+
+def placeholders(names: list[str]) -> bool:
+    """Whether every name is one a template prints for its authors to replace."""
+    return bool(names) and all(_PLACEHOLDER.fullmatch(n) for n in names)
 
