@@ -227,3 +227,12 @@ def test_heldout39_irish_particles() -> None:
     assert parse_byline("Barry Digby 1, Stephen Finn 2 and Pilib Ó Broin 1*")[-1] == (
         "Ó Broin, Pilib")
     assert person("Máire Ní Bhriain") == "Ní Bhriain, Máire"
+
+
+def test_sweep10_bylines() -> None:
+    # sweep10 (the heldout36-39 pools, truth written first): PLOS's ORCID icon glued to a
+    # name, a title's and a company's words
+    assert parse_byline("Eleanor LeighID 1*, Kenny Chiu 2, David M. Clark 1")[0] == (
+        "Leigh, Eleanor")
+    assert person("Social Anxiety Disorder") is None
+    assert person("Advanced Micro Devices") is None

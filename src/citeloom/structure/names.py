@@ -26,7 +26,7 @@ NOT_A_PERSON = re.compile(
     r"simulations?|optimi[sz]ation|algorithms?|package|statistic\w*|computing|"
     r"computation|dynamics|structures?|effects?|patients?|performance|detection|"
     r"recognition|language|processing|prediction|classification|supplementary|"
-    r"errors?|kernels?|chiral|constitutive|"
+    r"errors?|kernels?|chiral|constitutive|disorders?|anxiety|devices|"
     r"material|vignette|manual|guide|notes|lecture|thesis|dissertation|clinic|hospital|"
     r"foundation|cent(?:er|re)|laborator\w*|schools?|colleges?|faculty|team|group|"
     # what a cover prints under a name: a post, a field
@@ -356,6 +356,7 @@ def parse_byline(text: str) -> list[str]:
     text = re.sub("[\ue000-\uf8ff]", "", text)  # a private-use glyph: SAGE's ORCID icon
     text = re.sub("[\x80-\x9f]", " ", text)  # a C1 control code a font maps a mark to
     text = re.sub(rf"(?<=[\d{THANKS}])\s*ID(?=\s|,|$)", "", text)  # MDPI's ORCID icon: "1,* ID"
+    text = re.sub(r"(?<=[a-z])ID(?=[\s\d,*]|$)", "", text)  # PLOS's, glued: "Eleanor LeighID 1*"
     text = re.sub(r"\s+(?:date|dated)\s*:.*$", "", text, flags=re.IGNORECASE)  # "… Date: 03.2026"
     text = re.sub(r'\s*["“][^"“”]{1,20}["”]\s*', " ", text)  # a nickname: Yicheng "Billy" Lu
     text = re.sub("[\u00b9\u00b2\u00b3\u2070-\u2079]+", " ", text)  # "Roggenkamp¹": a mark
