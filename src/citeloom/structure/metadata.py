@@ -35,6 +35,7 @@ from citeloom.structure.header import (  # noqa: F401 - the sources, named here 
 from citeloom.structure.names import (
     NAME_WORD,
     NOT_A_PERSON,
+    PARTICLE_WORDS,
     SYMBOLS,
     THANKS,
     UPPER,
@@ -56,6 +57,7 @@ from citeloom.structure.years import (
     FAMILY,
     IOP_CITE,
     SELF_CITE,
+    TEMPLATE_VENUE,
     YEAR,
     paper_year,
 )
@@ -91,8 +93,8 @@ _INSTITUTION_NEXT = re.compile(r"^(?:foundation|institut\w*|cent(?:er|re)|memori
 
 # A byline's line that ends in a given name, its family name on the next line, or that
 # ends in its "and" or a comma, the next name on the next line.
-_BROKEN = re.compile(rf"(?:,|\band|&)(?:\s*(?:[{UPPER}][^\W\d_]*\.?|van|von|der|den|de|del|da|"
-                     rf"di|du|dos|la|le|ter|ten)){{0,4}}\s*$")  # ", Rajesh P N", ", Geert van den"
+_BROKEN = re.compile(rf"(?:,|\band|&)(?:\s*(?:[{UPPER}][^\W\d_]*\.?|{PARTICLE_WORDS})){{0,4}}\s*$")
+# (", Rajesh P N", ", Geert van den")
 # Where the people named are not the authors: a thesis's supervisor and jury, an editor.
 _OTHERS = re.compile(r"\b(?:jury|direction|supervis\w*|advis[eo]rs?|committee|rapporteurs?|"
                      r"examin\w*|editors?|edited\s+by|reviewed\s+by|reviewers?|referees?|"
@@ -617,8 +619,8 @@ def _doi(text: str, info: dict[str, str]) -> tuple[str | None, str | None]:
 
     for value, source in ((info.get("Subject", "") + " " + info.get("Keywords", ""),
                            PDF_METADATA), (text, PDF_TEXT)):
-        # (not a template's own: LIPIcs's "10.4230/LIPIcs.CVIT.2016.23", ACM's "XXXXXXX")
-        found = [d for d in find_dois(value) if "lipics.cvit.2016" not in d.lower()]
+        # (not a template's own: LIPIcs's "10.4230/LIPIcs.CVIT.2016.23")
+        found = [d for d in find_dois(value) if not TEMPLATE_VENUE.search(d)]
         if found:
             return found[0], source
     return None, None

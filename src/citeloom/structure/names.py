@@ -168,6 +168,8 @@ _FAMILY_SUFFIX = frozenset({"Filho", "Neto", "Sobrinho", "Júnior"})
 _SHORT_FAMILY = frozenset({"Di", "Du", "Le", "Do", "Das", "De"})
 
 
+# The particles as a regex alternation, longest first: "della" before "de".
+PARTICLE_WORDS = "|".join(sorted(PARTICLES, key=lambda w: (-len(w), w)))
 # Words a letter follows that are no family name: "Appendix A", "Table S", "Part B".
 _NOT_GIVEN_INITIALS = re.compile(
     r"Appendix|Annex|Table|Tables|Figure|Figures|Fig|Section|Part|Chapter|Class|Type|Group|"
@@ -335,8 +337,10 @@ def _inverted(text: str) -> list[str]:
 
 # An accent old TeX fonts set as a glyph of its own, which the text layer puts beside the
 # word rather than over its letter: "Aaron van den Oord ¨", "Moustapha Cisse´".
-_LOOSE_ACCENT = re.compile(r"(?:(?<=\s)|^|(?<=[^\W\d_]))"
-                           r"[\u00a8\u00b4\u00b8\u02c6-\u02d9\u02db-\u02dd`\u00af]+(?=\s|$|[,;])")
+_ACCENTS = "\u00a8\u00b4\u00b8\u02c6-\u02d9\u02db-\u02dd`\u00af"
+_LOOSE_ACCENT = re.compile(rf"(?:(?<=\s)|^|(?<=[^\W\d_]))[{_ACCENTS}]+(?=\s|$|[,;])")
+# ... or inside a name, its last letter after it: "Adria Colom ` e"
+_SPLIT_ACCENT = re.compile(rf"(?<=[^\W\d_])\s+[{_ACCENTS}]\s+([^\W\d_])(?=[\s,]|$)")
 
 
 def parse_byline(text: str) -> list[str]:
@@ -347,10 +351,8 @@ def parse_byline(text: str) -> list[str]:
                   flags=re.IGNORECASE)
     text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
     text = re.sub(r",?\s+et\s+al\.?\s*$", "", text)  # "Ruth Angus, et al.": the names it gives
-    # an accent set apart inside a name, its last letter after it: "Adria Colom ` e"
-    text = re.sub(r"(?<=[^\W\d_])\s+[\u00a8\u00b4`\u02c6\u02dc]\s+([^\W\d_])(?=[\s,]|$)", r"\1",
-                  text)
-    text = _LOOSE_ACCENT.sub("", text)  # "Jill-Jenn Vie, ˆ 1", "Sebastien Jean ´"
+    # loose accents: "Adria Colom ` e", "Jill-Jenn Vie, ˆ 1", "Sebastien Jean ´"
+    text = _LOOSE_ACCENT.sub("", _SPLIT_ACCENT.sub(r"\1", text))
     text = re.sub(rf"\b([OD]['’])\s+(?=[{UPPER}])", r"\1", text)  # "Dion O' Neale"
     text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"
     text = re.sub("[\ue000-\uf8ff]", "", text)  # a private-use glyph: SAGE's ORCID icon
@@ -529,8 +531,8 @@ def family_first(names: list[str]) -> list[str]:
 # Allamanis, M., & Sutton, C. (2013)."
 _COVER_CITATION = re.compile(r"Citation\s+for\s+published\s+version\s*(?:\(APA\))?\s*:\s*"
                              r"(.{5,400}?)\s*\(?(?:1[89]|20)\d\d\)?\s*[,.]")
-_FAMILY_INITIALS = re.compile(rf"([{UPPER}][^\W\d_'’-]*(?:(?:\s+(?:van|von|der|den|de|del|da|di|du|"
-                              rf"la|le))*['’ -][{UPPER}][^\W\d_'’-]*)*),\s*"
+_FAMILY_INITIALS = re.compile(rf"([{UPPER}][^\W\d_'’-]*(?:(?:\s+(?:{PARTICLE_WORDS}))*['’ -]"
+                              rf"[{UPPER}][^\W\d_'’-]*)*),\s*"
                               rf"((?:[{UPPER}]\.?[\s-]?)+)(?=\s*(?:,|&|and\b|$))")
 
 

@@ -188,6 +188,9 @@ _CONF_TAG = re.compile(rf"\b[A-Z][A-Za-z]{{1,9}}\s?['’](\d\d)\s*,\s*(?i:{MONTH
 _ACM_VENUE = re.compile(rf"(?:^|(?<=[.;]\s))[A-Z][A-Za-z]{{1,9}}\s?(?:['’](\d\d)|(\d{{4}}))\s*,"
                         rf"\s*(?i:{MONTH})\s+\d{{1,2}}(?:\s*[-–—]\s*(?:(?i:{MONTH})\s+)?"
                         rf"\d{{1,2}})?,\s+{YEAR}\s*,\s+[A-Z]", re.MULTILINE)
+# LIPIcs's template venue, "Conference on Very Important Topics": in its sample's Subject
+# ("CVIT 2016") and DOI ("10.4230/LIPIcs.CVIT.2016.23"), never a paper's own.
+TEMPLATE_VENUE = re.compile(r"\bCVIT[\s.]2016\b", re.IGNORECASE)
 # ACM's block for a small venue: "TAICHI 2026, Taiwan" on a short line of its own.
 # (or "SPACES-2018, Dept. of ECE, K L Deemed to be UNIVERSITY", a running head)
 _ACRONYM_YEAR = re.compile(rf"^[A-Z]{{3,10}}(?:\s+|-){YEAR},\s+[A-Z][\w .,]{{1,60}}$")
@@ -475,8 +478,8 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
     if year:
         return year, PDF_TEXT
     subject = info.get("Subject", "")  # not dvips's stamp "TeX output 2003.10.17:1908",
-    # nor LIPIcs's template venue "LIPIcs, Vol.42, CVIT 2016" ("Very Important Topics")
-    m = (None if re.match(r"\s*TeX output\b", subject) or re.search(r"\bCVIT\s+2016\b", subject)
+    # nor LIPIcs's template venue "LIPIcs, Vol.42, CVIT 2016"
+    m = (None if re.match(r"\s*TeX output\b", subject) or TEMPLATE_VENUE.search(subject)
          else re.search(rf"\b{YEAR}\b", subject))
     if m and _year_ok(int(m.group(1))):
         return int(m.group(1)), PDF_METADATA
