@@ -83,12 +83,12 @@ def _nearly(a: str, b: str) -> bool:
             and SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.9)
 
 
-def page_texts(doc: Any, pages: int = 1) -> list[str]:
-    """Texts of every item (body and furniture) on the first ``pages`` pages, in order,
+def page_texts(doc: Any, pages: int = 1, first: int = 1) -> list[str]:
+    """Texts of every item (body and furniture) on pages ``first`` to ``pages``, in order,
     accents composed ("M¨oller": old TeX fonts set them apart)."""
     out = []
     for item in getattr(doc, "texts", []):
-        if any(p.page_no <= pages for p in getattr(item, "prov", [])):
+        if any(first <= p.page_no <= pages for p in getattr(item, "prov", [])):
             text = compose_accents(" ".join(getattr(item, "text", "").split()))
             if text:
                 out.append(text)

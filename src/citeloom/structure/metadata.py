@@ -39,6 +39,7 @@ from citeloom.structure.names import (
     SYMBOLS,
     THANKS,
     UPPER,
+    cited_families,
     cover_citation,
     email_locals,
     family_first,
@@ -48,6 +49,7 @@ from citeloom.structure.names import (
     placeholders,
     split_by_emails,
     unglue_and,
+    unglued_letters,
 )
 from citeloom.structure.titles import layer_title
 from citeloom.structure.years import (
@@ -635,6 +637,7 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     info = pdf_info(path, password)
     first_page = page_texts(doc, 1)
     text = "\n".join(page_texts(doc, 2))
+    body = " ".join(page_texts(doc, 10_000))
     out: dict[str, Any] = {"metadata_source": {}}
     src = out["metadata_source"]
     bare, named = title_byline(title) if title else (title, [])
@@ -668,10 +671,13 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     if placeholders(authors):
         authors = []  # the template's sample names: no author named yet
     if authors:  # once each: a byline and a correspondence line may both give a name
-        authors = _accented(authors, text)
+        # the family names as the references cite them (not page 1: the byline itself
+        authors = cited_families(unglued_letters(_accented(authors, text), first_page),
+                                 " ".join(page_texts(doc, 10_000, first=2)))  # "K. Sai
+        # Teja, K. Suma Sri" is no reference)
         out["authors"], src["authors"] = list(dict.fromkeys(authors)), how
     year, how = paper_year(text, info, _header(first_page, title), first_page,
-                           whole=" ".join(page_texts(doc, 10_000)), title=title)
+                           whole=body, title=title)
     if not year and rows:  # a date or a journal's line Docling left out of page 1's items
         year, how = paper_year("\n".join([*above, *rows]), info, _header(rows, title))
     if not year and (year := file_name_year(path)):  # what the page gives wins

@@ -5,6 +5,7 @@ names in order, as Zotero writes them (``Last, First``)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from citeloom.payload import PARTICLES, family_name, fold
 
@@ -392,8 +393,10 @@ def parse_byline(text: str) -> list[str]:
     text = _AFFIL.sub("", re.sub(r"^(?:by|and|&)\s+", "", text, flags=re.IGNORECASE))
     text = _SUFFIX.sub("", _DEGREE.sub("", text))
     # Wiley's affiliation letter set after the comma, before the marks: "Scott S. Emerson,
-    # a ∗† Gregory P. Levin a and …"
-    text = re.sub(rf",\s*[a-z](?:\s*,\s*[a-z])*\s*(?=[{SYMBOLS}])", ", ", text)
+    # a ∗† Gregory P. Levin a and …"; or before the next name: "Ruslan V. Bikbulatov, a Feng
+    # Yan, b Bryan L. Roth b and …"
+    text = re.sub(rf",\s*[a-z](?:\s*,\s*[a-z])*(?:\s*(?=[{SYMBOLS}])|\s+(?=[{UPPER}]))", ", ",
+                  text)
     # Names set apart only by their footnote symbols: "Krzysztof Burdzy ‡ Djalil Chafaï §".
     text = re.sub(rf"(?<=[^\W\d_])\s*[{SYMBOLS}]+\s+(?=[{UPPER}])", ", ", text)
     # ... or by their affiliations' numbers: "Peiyuan Feng 1 Yuan Lin†1 Yuchen Zhang 1",
@@ -558,3 +561,74 @@ def placeholders(names: list[str]) -> bool:
     """Whether every name is one a template prints for its authors to replace."""
     return bool(names) and all(_PLACEHOLDER.fullmatch(n) for n in names)
 
+
+
+def _bases(text: str) -> str:
+    """``text`` with each letter's accent dropped, one character for one ("é" → "e"), so a
+    match's offsets are the text's own."""
+    return "".join(unicodedata.normalize("NFKD", ch)[:1] or ch for ch in text)
+
+
+def _cited(family: list[str], initial: str, text: str, bases: str) -> str | None:
+    """``family`` as the text cites it, ``Family, I.`` or ``Family I`` (a reference's
+    form: the initial of the given name after it), spelt as the text spells it; else None."""
+    words = r"[\s-]+".join(re.escape(w) for w in _bases(" ".join(family)).split())
+    # (not after an initial: "[10] A. Ayub Khan, A. A. Laghari" lists initials first, and
+    # the initial after the comma is the next author's)
+    m = re.search(rf"(?<![\w-])(?<![{UPPER}]\.\s)(?<![{UPPER}]\.)(?i:{words}),?\s+"
+                  rf"{re.escape(initial)}(?:\.|(?![^\W\d_]))", bases)
+    if not m:
+        return None
+    spelt = " ".join(text[m.start():m.end()].rsplit(None, 1)[0].rstrip(",").split())
+    return " ".join(family).replace(" ", "-" if "-" in spelt else " ") \
+        if spelt.isupper() else spelt
+
+
+def cited_families(names: list[str], text: str) -> list[str]:
+    """``names`` with each family name as the paper's own references cite it. A byline
+    "Ravit Shagan Damti" reads as the given names "Ravit Shagan", but a reference "Shagan
+    Damti, R." says the family name has both words ("Mac Low M.-M.", "Olvera de la Cruz,
+    M."); the other way, a family name of two words that is never cited whole while its
+    last word is ("R. Preston McAfee": "McAfee, R. P.") keeps only that word."""
+    bases = _bases(text)
+    out = []
+    for name in names:
+        family, sep, given = name.partition(", ")
+        words, fam = given.split(), family.split()
+        if not sep or not words or not words[0][:1].isupper():
+            out.append(name)
+            continue
+        initial = _bases(words[0][:1])
+        for k in range(1, len(words)):  # the longest family name first
+            if any(len(w.rstrip(".")) < 2 or "." in w for w in words[k:]):
+                continue  # an initial is no part of a family name
+            if spelt := _cited(words[k:] + fam, initial, text, bases):
+                name = f"{spelt}, {' '.join(words[:k])}"
+                break
+        else:
+            if (len(fam) == 2 and fam[0].lower() not in PARTICLES and "-" not in family
+                    and not fam[0].endswith(".")  # "St. Germain"
+                    and not _cited(fam, initial, text, bases)
+                    and (spelt := _cited(fam[-1:], initial, text, bases))):
+                name = f"{spelt}, {given} {fam[0]}"
+        out.append(name)
+    return out
+
+
+# elsarticle's affiliation letters before the affiliation ("aFederal University of
+# Alagoas", or "a Federal …") and glued to the names ("Márcio Ribeiroa, Rodrigo Paesa").
+_AFFILIATION_LETTER = re.compile(rf"(?<![^\W\d_])([a-z])\s?(?=[{UPPER}][a-z])")
+
+
+def unglued_letters(names: list[str], lines: list[str]) -> list[str]:
+    """``names`` without the affiliation letter glued to each family name, when the first
+    page's head sets letters before its affiliations ("aFederal …", "b Federal …": "a" and
+    "b" at least), every family name ends in one of those letters, and they end in two
+    letters at least (a byline of "Silva" and "Costa" alone proves nothing)."""
+    letters = {m.group(1) for line in lines[:12] for m in _AFFILIATION_LETTER.finditer(line)}
+    parts = [n.partition(", ") for n in names]
+    ends = {family[-1] for family, _, _ in parts}
+    if not {"a", "b"} <= letters or len(ends) < 2 or not ends <= letters or any(
+            len(family) < 4 or not family[-2].islower() for family, _, _ in parts):
+        return names
+    return [f"{family[:-1]}{sep}{given}" for family, sep, given in parts]

@@ -55,8 +55,9 @@ def pdf_metadata_title(path: Path, password: str | None = None) -> str | None:
 #: How much larger than the page's usual text a title is set (LaTeX's \\maketitle: 17.3 pt
 #: over 10-12 pt; a journal's 10 pt capitals over 8 pt).
 TITLE_SIZE = 1.15
-# (An "Introduction" row ends the head, "Introduction to Bayes Factors" is a title.)
-_HEAD_END = re.compile(r"^(?:(?:abstract|summary|contents|keywords)\b|"
+# (An "Introduction" row ends the head, "Introduction to Bayes Factors" is a title; so does
+# "Contents", not Elsevier's masthead "Contents lists available at ScienceDirect".)
+_HEAD_END = re.compile(r"^(?:(?:abstract|summary|keywords)\b|contents\b(?!\s+lists)|"
                        r"(?:1\.?\s+)?introduction\s*$)", re.IGNORECASE)
 
 
@@ -99,8 +100,14 @@ def layer_title(path: Path, password: str | None = None, *, strict: bool = True)
     if len(rows) < 3:
         return None
     usual = median(size for _, size, _ in rows)
-    head = []
-    for row in rows[:12]:
+    head, masthead, skipped = [], False, 0
+    for row in rows[:20]:
+        if len(head) + skipped >= 12 + 4 * (skipped > 0):
+            break
+        if _MASTHEAD.match(row[0]) or masthead:  # Elsevier's masthead: the journal's name
+            masthead = not re.match(r"journal\s+homepage", row[0], re.IGNORECASE)
+            skipped += 1  # in the title's type, from "Contents lists" to "journal homepage"
+            continue
         if _HEAD_END.match(row[0]):
             break
         head.append(row)
@@ -108,25 +115,63 @@ def layer_title(path: Path, password: str | None = None, *, strict: bool = True)
         return None
     if aas := _aastex_title(head):
         return aas
-    largest = max(size for _, size, _ in head)
-    if largest < TITLE_SIZE * usual:
-        return None
+    # the largest type's run, or the next largest's under a banner that is no title
+    # (Elsevier's journal name over the title: "Neuroscience Letters")
+    sizes: list[float] = []
+    for size in sorted((size for _, size, _ in head if size >= TITLE_SIZE * usual),
+                       reverse=True):
+        if not sizes or size < 0.98 * sizes[-1]:  # a type 2 % smaller: another type
+            sizes.append(size)
+    for largest in sizes[:2]:
+        if title := _run_title(head, largest, usual, strict,
+                               under=largest != sizes[0] or skipped > 0):
+            return title
+        if len(sizes) < 2 or sizes[1] < 0.9 * largest or _first(head, sizes[1]) < _first(
+                head, largest):  # the next type is well below (a byline's or a heading's),
+            break  # or the larger run is no banner over it (JSTOR's "Source:" line)
+    return None
+
+
+def _first(head: list, size: float) -> int:
+    return next(i for i, (_, s, _) in enumerate(head) if abs(s - size) <= 0.02 * size)
+
+
+def _run_title(head: list, largest: float, usual: float, strict: bool, under: bool = False
+               ) -> str | None:
+    """The rows of ``head`` in the ``largest`` type, one under the other, as a title; None
+    when they do not read as one (nor as a byline, ``under`` a larger banner: a title in
+    the largest type may read as names, "Serverless Dataflows", "Intelligent Machinery")."""
+    from citeloom.structure.names import parse_byline
+
     same = lambda size: abs(size - largest) <= 0.02 * largest  # noqa: E731
-    first = next(i for i, (_, size, _) in enumerate(head) if same(size))
+    first = _first(head, largest)
     run = [head[first]]
     for row in head[first + 1:]:  # the next rows in that type, each right under the last
-        if not same(row[1]) or not 0 < row[2] - run[-1][2] <= 2.5 * largest:
+        if not same(row[1]) or not 0 < row[2] - run[-1][2] <= 2.5 * largest \
+                or _LABEL.match(row[0]):  # JSTOR's cover: "Author(s): …" under the title
             break
         run.append(row)
-    title = " ".join(" ".join(text for text, _, _ in run).split()).rstrip(" ∗*†‡?,")
+    title = " ".join(" ".join(text for text, _, _ in run).split()).rstrip(" ∗*†‡?,✩☆")
     words = title.split()
-    if (not words or len(words) > 30 or "arxiv" in title.lower() or _NOT_A_TITLE.search(title)
+    if (not words or len(words) > 30 or "arxiv" in title.lower()
+            or (_NOT_A_TITLE.search(title) and not _COUNTED.match(title))
             or sum(len(w) == 1 and w.isalpha() for w in words) > 0.3 * len(words)  # "V E R"
             or is_boilerplate_heading(title)
             or not plausible_title(title, 2 if not strict or _standing_out(head, first, usual)
-                                   else 3)):
+                                   else 3)
+            or (under and parse_byline(title))
+            or _LABEL.match(title)):
         return None
     return title
+
+
+# A title that starts with a count, not a heading's number: "30 Days After Introducing
+# Programming: Will My Students Fail?" (six words at least, and nothing else against it).
+# A number further on is a line number ("1 A way around the 2 exploration-…").
+_COUNTED = re.compile(r"^\d+\s+(?!.*\b(?:universit\w*|council|society|journal|press|"
+                      r"institut\w*)\b|.*\s\d+\s)(?:\S+\s+){5,}", re.IGNORECASE)
+_MASTHEAD = re.compile(r"contents\s+lists\s+available", re.IGNORECASE)
+_LABEL = re.compile(r"(?:author\(s\)|authors?|source|published\s+by)\s*:", re.IGNORECASE)
 
 
 # AASTeX's stamps over a title (ApJ, AJ, the AAS journals' preprints): "Draft version
