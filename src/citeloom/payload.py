@@ -108,7 +108,7 @@ def merge_metadata(found: dict[str, Any] | None, given: dict[str, Any] | None
 # Family-name particles written in lower case ("Ludwig van Beethoven": "van Beethoven").
 PARTICLES = frozenset({"van", "von", "der", "den", "de", "des", "del", "della", "dei", "degli",
                        "delle", "dello", "dalla", "dal", "di", "da", "do", "dos",
-                       "das", "du", "la", "le", "ter", "ten", "bin", "ibn", "al", "el",
+                       "das", "du", "la", "le", "ter", "ten", "bin", "ben", "ibn", "al", "el",
                        "mac", "ó", "ní"})  # "Mordecai-Mark Mac Low", "Saunders Mac Lane",
 # Irish "Pilib Ó Broin", "Máire Ní Bhriain"
 # Heading numbers: "2", "2.1.", "II.", "A)" — optional in a section filter.

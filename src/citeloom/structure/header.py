@@ -184,3 +184,15 @@ def file_name_authors(path: Path | None, title: str) -> list[str]:
         return []
     people = re.sub(r"[_\s]+et[_\s]+al\.?$", "", m.group(1))
     return [p for p in re.split(r"[_\s]*,[_\s]*|[_\s]+and[_\s]+", people) if p]
+
+
+def foot_rows(path: Path | None, password: str | None) -> list[str]:
+    """Page 1's last rows as its text layer sets them, where Docling may have dropped the
+    foot ("Preprint submitted to Ad Hoc Networks, November 7, 2025", elsarticle's); empty
+    for a file that is no PDF."""
+    if path is None or path.suffix.lower() != ".pdf" or not path.is_file():
+        return []
+    from citeloom.convert.textlayer import sized_rows
+
+    rows = sized_rows(path, 1, password, limit=200)
+    return [text for text, _, _ in sorted(rows, key=lambda r: r[2])[-3:]]

@@ -29,6 +29,7 @@ from citeloom.structure.header import (  # noqa: F401 - the sources, named here 
     ZOTERO,
     file_name_authors,
     file_name_year,
+    foot_rows,
     layer_rows,
     page_texts,
 )
@@ -43,6 +44,7 @@ from citeloom.structure.names import (
     cover_citation,
     email_locals,
     family_first,
+    front_matter_authors,
     one_word_pairs,
     parse_byline,
     person,
@@ -520,7 +522,8 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
     when the first pages show every one of its names (and it has more of them than the
     byline found: JSS puts each author's affiliation between the names); else the first
     author of the journal's own citation line."""
-    if names := cover_citation(" ".join(first_page[:12])):  # a repository's cover page
+    head = " ".join(first_page[:12])  # a repository's cover page, a printed front matter
+    if names := cover_citation(head) or front_matter_authors(head):
         return names, PDF_TEXT
     for m in SELF_CITE.finditer(text):  # the paper's own reference: the publisher's list
         names = parse_byline(m.group("names"))
@@ -680,6 +683,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
                            whole=body, title=title)
     if not year and rows:  # a date or a journal's line Docling left out of page 1's items
         year, how = paper_year("\n".join([*above, *rows]), info, _header(rows, title))
+    if not year and (foot := foot_rows(path, password)):  # a foot Docling left out
+        year, how = paper_year("\n".join(foot), {})
     if not year and (year := file_name_year(path)):  # what the page gives wins
         how = FILE_NAME
     if year:

@@ -66,10 +66,11 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦⇤˚⇑→⋄◇♢♮♯♭"  # (PLOS: ☯ equal contribution, ¤ a present
+THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦⇤˚⇑→⋄◇♢♮♯♭∧"  # (PLOS: ☯ equal contribution, ¤ a present
 # address; ✉ Nature; the card suits: IEEE papers that mark affiliations with them; "?": a
 # mark its font did not map, "M. Atature?"; "◦": "Ramon Pires ◦"; "⇤", "˚", "⇑" (Elsevier's)
-# and "→": stars some fonts map wrongly; "⋄", "♮", "♯", "♭": LaTeX's further footnote symbols)
+# and "→": stars some fonts map wrongly; "⋄", "♮", "♯", "♭": LaTeX's further footnote symbols;
+# "∧": an equal contribution)
 SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
@@ -125,6 +126,7 @@ _SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?:\s+[a-z](?=\s*,))?"  # "
 # Capitals a name starts with: Latin with its accents ("Á. Bakos", "Łukasz"), Greek, Cyrillic.
 UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞİŁŃŇŐŒŘŚŞŠŢŤŮŰŸŹŻŽΆΈ-ΏΑ-ΩЀ-Я"
 NAME_WORD = re.compile(rf"^(?:[{UPPER}][.]?|(?:[{UPPER}]\.){{2,}}|(?:[{UPPER}]\.)+[{UPPER}]|"
+                       rf"[{UPPER}]\.(?:-[{UPPER}]\.)+|"  # French initials: "A.-S. Jannot"
                        rf"[dl]['’][{UPPER}][^\W\d_]+|"  # "Stéphane d'Ascoli"
                        # a particle joined to the name: "Carlos R. del-Blanco"
                        rf"(?:de[lr]?|van|von|da|di|dos|du|la|le)-[{UPPER}][^\W\d_]+|"
@@ -214,14 +216,24 @@ def person(name: str) -> str | None:
         return None
     if not all(NAME_WORD.match(w) or w.lower() in PARTICLES for w in words):
         return None
-    if any(w.lower() in _FUNCTION_WORDS for w in words):
+    if any(w.lower() in _FUNCTION_WORDS for w in words) and not all(
+            _PINYIN.fullmatch(w.lower()) for w in words):  # (but "An Shu Te", Chinese)
         return None  # "Heavy Mesons In A Relativistic Model": a title line
     if words[0].lower() in ("los", "las"):
         return None  # a place: "Los Angeles", "Las Cruces"
-    if sum(w.lower() not in PARTICLES for w in words) > 4:
-        return None
     initials = [i for i, w in enumerate(words) if len(w.rstrip(".")) == 1]
-    if initials and initials[-1] > 0 and sum(
+    # the initials right after the first given name do not count ("Mitchell R. M. J.
+    # Schijen"), nor one right before the family name ("Sky Karol Isaac S. Margate"); two
+    # there do ("Andrea Vedaldi Philip H. S. Torr" is two people)
+    free = initials == list(range(1, len(initials) + 1)) or initials == [len(words) - 2]
+    if sum(w.lower() not in PARTICLES and not (free and len(w.rstrip(".")) == 1)
+           for w in words) > 4:
+        return None
+    # two words after a given name's one initial: a family name of two ("Luna L. Sánchez
+    # Reyes", "Guadalupe T. Tovar Mendoza")
+    double = (len(words) == 4 and initials == [1] and len(words[0].rstrip(".")) > 1
+              and not any(w.lower() in PARTICLES for w in words[2:]))
+    if initials and initials[-1] > 0 and not double and sum(
             w.lower() not in PARTICLES and w not in ("St.", "Ste.")
             for w in words[initials[-1] + 1:]) > 1:
         return None  # "Leif T. Johnson Charles J. Geyer": two people (split_run's)
@@ -258,6 +270,8 @@ def person(name: str) -> str | None:
         fam, given = words[1], words[0]  # "Le Shu", "Bin Zhang": a given name, not a particle
     if not given:
         return None  # "di Giove": a particle and a word, no given name
+    if double and fam == words[3]:
+        fam, given = f"{words[2]} {fam}", " ".join(words[:2])
     if given.split()[-1:] in (["St."], ["Ste."], ["St"]) and len(given.split()) >= 2:
         fam, given = f"{given.split()[-1]} {fam}", " ".join(given.split()[:-1])  # St. Germain
     if fam in _FAMILY_SUFFIX and len(given.split()) >= 2:
@@ -632,3 +646,15 @@ def unglued_letters(names: list[str], lines: list[str]) -> list[str]:
             len(family) < 4 or not family[-2].islower() for family, _, _ in parts):
         return names
     return [f"{family[:-1]}{sep}{given}" for family, sep, given in parts]
+
+
+# A Markdown draft printed with its front matter showing (Quarto's, R Markdown's):
+# 'title: "…" author: "Wonpyo Han" date: …', or a list: 'author: - "A" - "B"'.
+_FRONT_MATTER = re.compile(r"\bauthor:\s*((?:-?\s*[\"'][^\"'\n]{3,80}[\"']\s*)+)")
+
+
+def front_matter_authors(text: str) -> list[str]:
+    """The authors of a front matter printed on page 1; empty when there is none, or one
+    of its names does not read as a person's."""
+    m = _FRONT_MATTER.search(text)
+    return parse_byline(", ".join(re.findall(r"[\"']([^\"']+)[\"']", m.group(1)))) if m else []

@@ -86,7 +86,8 @@ _ISSUE = re.compile(
     # (IRJMETS's "Volume:04/Issue:07/July-2022", IJCA's "Volume 165 – No.9, May 2017",
     # IJFANS's "Volume 11, Iss 12, Dec 2022")
     rf"\bVol(?:ume|\.)?\s*:?\s*\d+\s*[,/–-]\s*(?:No\.?|Number|Issue|Iss\.?)\s*:?\s*\d+\s*[,/]?\s*"
-    rf"(?:{MONTH}(?:,?\s+|-))?\(?{YEAR}\)?|"
+    rf"(?:{MONTH}(?:,?\s+|-))?\(?{YEAR}\)?(?!\s*[–-]\s*\d)|"  # (not a page range: Taylor &
+    # Francis's "Vol. 57, No. 11, 1807–1829")
     # TUGboat's running head "TUGboat, Volume 32 (2011), No. 2" (a draft's "Volume 0" is none)
     rf"\bVolume\s+[1-9]\d*\s*\({YEAR}\)\s*,\s*No\.\s*\d+|"
     # VLDB's reference format: "PVLDB, 17(5): XXX-XXX, 2024."
@@ -185,7 +186,8 @@ _CONF_TAG = re.compile(rf"\b[A-Z][A-Za-z]{{1,9}}\s?['’](\d\d)\s*,\s*(?i:{MONTH
 # ACM's conference line, its acronym's year agreeing with the date's: "SIGMOD'25, June
 # 22-27, 2025, Berlin, Germany", "WWW 2010, April 26–30, 2010, Raleigh, North Carolina".
 # The venue's own year, where a template's Reference Format or © line kept its 2018.
-_ACM_VENUE = re.compile(rf"(?:^|(?<=[.;]\s))[A-Z][A-Za-z]{{1,9}}\s?(?:['’](\d\d)|(\d{{4}}))\s*,"
+_ACM_VENUE = re.compile(rf"(?:^|(?<=[.;]\s))[A-Z][A-Za-z]{{1,9}}\s?(?:['’](\d\d)|(\d{{4}}))"
+                        rf"(?:\s+(?:Companion|Adjunct))?\s*,"  # "GECCO ’20 Companion, July 8–12"
                         rf"\s*(?i:{MONTH})\s+\d{{1,2}}(?:\s*[-–—]\s*(?:(?i:{MONTH})\s+)?"
                         rf"\d{{1,2}})?,\s+{YEAR}\s*,\s+[A-Z]", re.MULTILINE)
 # LIPIcs's template venue, "Conference on Very Important Topics": in its sample's Subject
