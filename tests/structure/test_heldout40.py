@@ -84,3 +84,24 @@ def test_a_foot_docling_left_out(tmp_path) -> None:  # type: ignore[no-untyped-d
     assert foot_rows(pdf, None)[-1] == "Preprint submitted to Ad Hoc Networks November 7, 2025"
     assert paper_year("\n".join(foot_rows(pdf, None)), {})[0] == 2025
     assert foot_rows(tmp_path / "missing.pdf", None) == []
+
+
+@pytest.mark.parametrize("name, read", [
+    # Spanish: after a given name only Spanish speakers use, a word that is no given name
+    # starts the first of two family names (heldout42, read with the final code)
+    ("Jorge Luis Mayorga Taborda", "Mayorga Taborda, Jorge Luis"),
+    ("Cristóbal Rovira Kaltwasser", "Rovira Kaltwasser, Cristóbal"),
+    ("Yessica Africano Rodriguez", "Africano Rodriguez, Yessica"),
+    ("Zorandir Soares Junior", "Soares Junior, Zorandir"),  # Brazil's "Junior"
+    # ... and a second given name, a Portuguese name, an English middle name stay given
+    ("Juan Carlos López", "López, Juan Carlos"),
+    ("José Antonio Pérez", "Pérez, José Antonio"),
+    ("Vivian Siqueira Santos Gonçalves", "Gonçalves, Vivian Siqueira Santos"),
+    ("María Elizabeth Smith", "Smith, María Elizabeth"),
+    ("Charles Tapley Hoyt", "Hoyt, Charles Tapley"),
+    ("Mariana Gonçalves Marcheze", "Marcheze, Mariana Gonçalves"),  # Portuguese
+    ("José João Almeida", "Almeida, José João"),
+    ("Luis MS Russo", "Russo, Luis MS"),  # initials run together
+])
+def test_spanish_family_names(name: str, read: str) -> None:
+    assert person(name) == read

@@ -165,7 +165,33 @@ _CAMEL = re.compile(r"^(?!Mc|Mac|Di|De|Le|La|Da|Du|Fitz|Al[A-Z]|Vander|Van[A-Z])
 
 
 # Portuguese suffixes a family name ends in: "Demival Vasques Filho", "Joel Larocca Neto".
-_FAMILY_SUFFIX = frozenset({"Filho", "Neto", "Sobrinho", "Júnior"})
+_FAMILY_SUFFIX = frozenset({"Filho", "Neto", "Sobrinho", "Júnior", "Junior"})
+# Given names Spanish-speaking countries use and Portuguese-speaking ones spell otherwise
+# (Portuguese names end in the family name that counts: "Vivian Siqueira Santos Gonçalves"
+# is Gonçalves). After one of them, a word that is no given name starts the first of two
+# family names: "Jorge Luis Mayorga Taborda", "Cristóbal Rovira Kaltwasser".
+_SPANISH_GIVEN = frozenset(re.findall(r"\w+", """
+José Jorge Juan Luis Javier Alejandro Andrés Sergio Diego Pablo Ignacio Francisco Fernando
+Alfonso Gonzalo Rodrigo Ricardo Eduardo Alberto Enrique Guillermo Gustavo Gerardo Héctor
+Hernán Jaime Jesús Joaquín Julio Manuel Miguel Ángel Óscar Raúl Ramón Rafael Roberto
+Salvador Santiago Tomás Vicente Víctor Cristóbal Esteban Felipe Agustín Nicolás Matías
+Sebastián Emilio Arturo Armando Mauricio Álvaro Íñigo Xavier Camilo Germán Rubén Iván
+María Lucía Isabel Elena Marta Pilar Teresa Cristina Beatriz Mónica Alejandra Verónica
+Gabriela Natalia Carolina Catalina Valentina Camila Yessica Raquel Inés Sofía Luisa
+Guadalupe Margarita Dolores Mercedes Rocío Lorena Yolanda Nuria Montserrat Susana Ximena
+"""))
+# More given names a second word may be: shared with Portuguese and Italian ("Juan Carlos
+# López", "José João Almeida"), or English ("María Elizabeth Smith")
+_MIDDLE = frozenset(re.findall(r"\w+", """
+Carlos Antonio Pedro Mario Daniel Marco Marcos Paulo Paula Ana Maria Andrea Laura Julia Lucas
+Martín Martin Alexandre Alexander Fabio Carla Sara Sandra Patricia Diana Adriana Claudia Silvia
+Eva Rosa Clara Alicia Irene Juliana Fernanda Paola Marcelo Leonardo Mateo Gabriel Hugo Samuel
+Simón Elías Abel Octavio Renato Leandro Ernesto Marcela Vanessa Jessica Karen Karina Lina Luz
+Rosario Consuelo Soledad Cecilia Virginia Carmen Lourdes Esperanza Milagros Jose Maria Angel
+Elizabeth Ann Anne Jane Marie Lynn Louise Grace Rose Michael James John David Paul Peter
+Joseph Thomas William Robert Richard Lee Ray Scott Alan Allen Mary Jean Mariana João Luiz Luís
+Paulo Márcio Sérgio Fábio Antônio Gonçalo Nuno Rui Tiago Thiago Vítor Rogério Flávio Cláudio
+Otávio Vinícius Caio Felipe Henrique Gustavo Guilherme Rafael Bruno Leonardo Ricardo"""))
 # Family names spelt like a particle, capitalised after a given name: Chinese Di and Du,
 # Vietnamese Le and Do, Indian Das and De ("Shubra Deb Das").
 _SHORT_FAMILY = frozenset({"Di", "Du", "Le", "Do", "Das", "De"})
@@ -280,7 +306,12 @@ def person(name: str) -> str | None:
             and not words[1].endswith(".")):
         fam, given = f"{words[1]} {fam}", words[0]  # "Baillot d'Étiaux", "Giscard d'Estaing"
     spanish = given.split()
-    if (_spanish_four(words) and " " not in fam  # "Robles Fernández"
+    if (" " not in fam and not initials and 3 <= len(words) <= 4  # "Jorge Luis Mayorga
+            and words[-3] in _SPANISH_GIVEN  # Taborda", "Cristóbal Rovira Kaltwasser"
+            and words[-2] not in _SPANISH_GIVEN | _MIDDLE and words[-2][1:2].islower()
+            and words[-2].lower() not in PARTICLES and fam == words[-1]):
+        fam, given = f"{words[-2]} {fam}", " ".join(words[:-2])
+    elif (_spanish_four(words) and " " not in fam  # "Robles Fernández"
             or len(spanish) >= 2
             and (_PATRONYMIC.fullmatch(spanish[-1]) or spanish[-1] in _SPANISH)):
         fam, given = f"{spanish[-1]} {fam}", " ".join(spanish[:-1])  # "Pérez Cáceres"
