@@ -187,11 +187,12 @@ Carlos Antonio Pedro Mario Daniel Marco Marcos Paulo Paula Ana Maria Andrea Laur
 Martín Martin Alexandre Alexander Fabio Carla Sara Sandra Patricia Diana Adriana Claudia Silvia
 Eva Rosa Clara Alicia Irene Juliana Fernanda Paola Marcelo Leonardo Mateo Gabriel Hugo Samuel
 Simón Elías Abel Octavio Renato Leandro Ernesto Marcela Vanessa Jessica Karen Karina Lina Luz
-Rosario Consuelo Soledad Cecilia Virginia Carmen Lourdes Esperanza Milagros Jose Maria Angel
+Rosario Consuelo Soledad Cecilia Virginia Carmen Lourdes Esperanza Milagros Jose Angel Mariana
+João Luiz Luís Márcio Sérgio Fábio Antônio Gonçalo Nuno Rui Tiago Thiago Vítor Rogério Flávio
+Cláudio Otávio Vinícius Caio Henrique Guilherme Bruno
 Elizabeth Ann Anne Jane Marie Lynn Louise Grace Rose Michael James John David Paul Peter
-Joseph Thomas William Robert Richard Lee Ray Scott Alan Allen Mary Jean Mariana João Luiz Luís
-Paulo Márcio Sérgio Fábio Antônio Gonçalo Nuno Rui Tiago Thiago Vítor Rogério Flávio Cláudio
-Otávio Vinícius Caio Felipe Henrique Gustavo Guilherme Rafael Bruno Leonardo Ricardo"""))
+Joseph Thomas William Robert Richard Lee Ray Scott Alan Allen Mary Jean"""))
+_GIVEN = _SPANISH_GIVEN | _MIDDLE
 # Family names spelt like a particle, capitalised after a given name: Chinese Di and Du,
 # Vietnamese Le and Do, Indian Das and De ("Shubra Deb Das").
 _SHORT_FAMILY = frozenset({"Di", "Du", "Le", "Do", "Das", "De"})
@@ -308,7 +309,7 @@ def person(name: str) -> str | None:
     spanish = given.split()
     if (" " not in fam and not initials and 3 <= len(words) <= 4  # "Jorge Luis Mayorga
             and words[-3] in _SPANISH_GIVEN  # Taborda", "Cristóbal Rovira Kaltwasser"
-            and words[-2] not in _SPANISH_GIVEN | _MIDDLE and words[-2][1:2].islower()
+            and words[-2] not in _GIVEN and words[-2][1:2].islower()
             and words[-2].lower() not in PARTICLES and fam == words[-1]):
         fam, given = f"{words[-2]} {fam}", " ".join(words[:-2])
     elif (_spanish_four(words) and " " not in fam  # "Robles Fernández"
@@ -635,7 +636,7 @@ def cited_families(names: list[str], text: str) -> list[str]:
     Damti, R." says the family name has both words ("Mac Low M.-M.", "Olvera de la Cruz,
     M."); the other way, a family name of two words that is never cited whole while its
     last word is ("R. Preston McAfee": "McAfee, R. P.") keeps only that word."""
-    bases = _bases(text)
+    bases = text if text.isascii() else _bases(text)
     out = []
     for name in names:
         family, sep, given = name.partition(", ")

@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citeloom.structure.names import parse_byline
+
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
 
@@ -63,9 +65,9 @@ _HEAD_END = re.compile(r"^(?:(?:abstract|summary|keywords)\b|contents\b(?!\s+lis
 
 # What a run in the largest type is when it is no title: a numbered heading ("1 Zitat",
 # "Capítulo 1"), an institution's banner or logo.
+_BANNER = r"\b(?:universit\w*|council|society|journal|press|institut\w*)\b"
 _NOT_A_TITLE = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s|(?:chapter|cap\W?[ıií]tulo|kapitel|chapitre)\b)|"
-                          r"\b(?:universit\w*|council|society|journal|press|institut\w*)\b|"
-                          r"www\.|\w\.(?:com|org|net)\b",
+                          rf"{_BANNER}|www\.|\w\.(?:com|org|net)\b",
                           re.IGNORECASE)
 
 
@@ -132,8 +134,12 @@ def layer_title(path: Path, password: str | None = None, *, strict: bool = True)
     return None
 
 
+def _same_type(size: float, of: float) -> bool:
+    return abs(size - of) <= 0.02 * of  # (a type 2 % apart is the same)
+
+
 def _first(head: list, size: float) -> int:
-    return next(i for i, (_, s, _) in enumerate(head) if abs(s - size) <= 0.02 * size)
+    return next(i for i, (_, s, _) in enumerate(head) if _same_type(s, size))
 
 
 def _run_title(head: list, largest: float, usual: float, strict: bool, under: bool = False
@@ -141,13 +147,10 @@ def _run_title(head: list, largest: float, usual: float, strict: bool, under: bo
     """The rows of ``head`` in the ``largest`` type, one under the other, as a title; None
     when they do not read as one (nor as a byline, ``under`` a larger banner: a title in
     the largest type may read as names, "Serverless Dataflows", "Intelligent Machinery")."""
-    from citeloom.structure.names import parse_byline
-
-    same = lambda size: abs(size - largest) <= 0.02 * largest  # noqa: E731
     first = _first(head, largest)
     run = [head[first]]
     for row in head[first + 1:]:  # the next rows in that type, each right under the last
-        if not same(row[1]) or not 0 < row[2] - run[-1][2] <= 2.5 * largest \
+        if not _same_type(row[1], largest) or not 0 < row[2] - run[-1][2] <= 2.5 * largest \
                 or _LABEL.match(row[0]):  # JSTOR's cover: "Author(s): …" under the title
             break
         run.append(row)
@@ -168,8 +171,7 @@ def _run_title(head: list, largest: float, usual: float, strict: bool, under: bo
 # A title that starts with a count, not a heading's number: "30 Days After Introducing
 # Programming: Will My Students Fail?" (six words at least, and nothing else against it).
 # A number further on is a line number ("1 A way around the 2 exploration-…").
-_COUNTED = re.compile(r"^\d+\s+(?!.*\b(?:universit\w*|council|society|journal|press|"
-                      r"institut\w*)\b|.*\s\d+\s)(?:\S+\s+){5,}", re.IGNORECASE)
+_COUNTED = re.compile(rf"^\d+\s+(?!.*{_BANNER}|.*\s\d+\s)(?:\S+\s+){{5,}}", re.IGNORECASE)
 _MASTHEAD = re.compile(r"contents\s+lists\s+available", re.IGNORECASE)
 _LABEL = re.compile(r"(?:author\(s\)|authors?|source|published\s+by)\s*:", re.IGNORECASE)
 
