@@ -18,7 +18,7 @@ import pytest
 
 from citeloom.convert import textlayer
 from citeloom.convert.health import ledger_of, page_entries, page_texts, stale
-from citeloom.convert.texthealth import OK, UNREADABLE, health
+from citeloom.convert.texthealth import OK, REREAD, SOUP_LEXICAL, UNREADABLE, health
 from citeloom.service.api import QueryRequest
 
 from ..clirun import run_cli
@@ -30,6 +30,7 @@ TYPE3 = HEALTH / "type3_no_unicode.pdf"
 UNREADABLE_PDF = HEALTH / "type3_unreadable.pdf"
 BAD_OCR = HEALTH / "bad_ocr_layer.pdf"
 MATH = HEALTH / "type3_math.pdf"  # one glyph maps to U+1D439, outside the BMP
+LETTER_NAMES = HEALTH / "type3_letter_names.pdf"  # glyphs named /CP, /D2 as re-encoded dvips fonts
 # What Docling's parser prints for glyphs without a Unicode value: dvips glyph names and
 # the Dingbats / Miscellaneous Symbols it maps unknown codes to.
 SOUP_MARKS = ("a115", "a116", "❡", "❛", "✐", "♦", "✥")
@@ -120,6 +121,47 @@ def test_type3_page_is_repaired_from_the_text_layer(converted, unrepaired) -> No
     assert entry["method"] == "text-layer" and entry["score"] >= OK
     assert entry["before"] < UNREADABLE
     assert ledger_of(after).repaired == 1
+
+
+def test_letter_soup_passes_the_glyph_test_but_not_the_lexicon() -> None:
+    """Glyph names made of capitals and digits ("CTD6D6D3D6" for "error", as arXiv papers of
+    2006 converted from dvips output print them) hold no glyph-name pattern and no odd code
+    point: the page scores above the re-read mark on glyphs. Its words are what give it away."""
+    parsed = health(parser_page_text(LETTER_NAMES, 1))
+    assert parsed.score >= REREAD and parsed.letter_soup()
+    layer = health(textlayer.page_text(LETTER_NAMES, 1))
+    assert not layer.letter_soup() and layer.reads_as_words()
+    assert not health(textlayer.page_text(TYPE3, 1)).letter_soup()
+
+
+def test_a_carriage_return_read_from_the_page_is_what_makes_words() -> None:
+    """OT1 puts "fl" at 0x0D; fonts re-encoded by old dvips name their "c" /CR, which PDFium
+    also hands out as 0x0D. The page's words decide which it is."""
+    cr = textlayer._CR
+    box = (0.0, 0.0, 1.0, 1.0)
+    lines = [(f"A Model-Theoreti{cr} Approa{cr}h to In{cr}onsistent Data", box)]
+    read = textlayer._carriage_returns(lines)[0][0]
+    assert read == "A Model-Theoretic Approach to Inconsistent Data"
+    lines = [(f"The {cr}uctuation of in{cr}ow and re{cr}ection", box)]
+    assert textlayer._carriage_returns(lines)[0][0] == "The fluctuation of inflow and reflection"
+
+
+def test_letter_soup_page_is_read_from_the_text_layer(converted, unrepaired) -> None:  # type: ignore[no-untyped-def]
+    from citeloom.convert.converter import convert_file
+
+    before = convert_file(LETTER_NAMES, unrepaired)
+    assert "CTD6D6D3D6" in page_texts(before)[1]
+    doc = converted(LETTER_NAMES)
+    text = page_texts(doc)[1]
+    assert "simple error correction model" in text and "CTD6D6D3D6" not in text
+    entry = page_entries(doc)[1]
+    assert entry["method"] == "text-layer" and entry["lexical"] < SOUP_LEXICAL
+    assert ledger_of(doc).repaired == 1
+    assert stale(doc) == []
+    # As a ladder that did not know letter soup left it: no ``lexical`` in the page's entry.
+    for e in page_entries(before).values():
+        e.pop("lexical", None)
+    assert stale(before) == [1]
 
 
 def test_a_character_outside_the_bmp_is_one_character_not_two_halves() -> None:

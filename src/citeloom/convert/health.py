@@ -147,8 +147,15 @@ def ledger_of(doc: Any) -> DocHealth:
 
 
 def stale(doc: Any) -> list[int]:
-    """Pages of a conversion made before the ledger whose text does not read as language:
-    converting the document again (``citeloom reindex``) reads them with the ladder."""
-    if page_entries(doc) is not None:
-        return []
-    return sorted(p for p, t in page_texts(doc).items() if not health(t).ok)
+    """Pages whose text does not read as language and which today's ladder would read
+    again: from a conversion made before the ledger, any such page; from one made before
+    the ladder knew letter soup (its entry has no ``lexical``), a page of letter soup.
+    Converting the document again (``citeloom reindex``) reads them with the ladder."""
+    entries = page_entries(doc)
+
+    def rereads(page: int, h: Any) -> bool:
+        if entries is None and not h.ok:
+            return True
+        return "lexical" not in (entries or {}).get(page, {}) and h.letter_soup()
+
+    return sorted(p for p, t in page_texts(doc).items() if rereads(p, health(t)))

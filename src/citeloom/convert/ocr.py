@@ -253,11 +253,12 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
         first = health(" ".join(c.text for c in cells))
         ocr_layer = self._over_scan(page)
         suspect = ocr_layer and not first.reads_as_words()
-        if not first.judged or (first.score >= REREAD and not suspect):
+        soup = not ocr_layer and first.letter_soup()
+        if not first.judged or (first.score >= REREAD and not suspect and not soup):
             return None
         if not getattr(self.options, "text_repair", True):
             return {"method": "parser", "score": round(first.score, 3),
-                    "before": round(first.score, 3)}
+                    "before": round(first.score, 3), "lexical": _lexical(first)}
         tried = [("parser", cells, first)]
         source = Path(str(conv_res.input.file))
         glyphs = 0  # what the page prints, by PDFium's count (0: unknown)
@@ -270,6 +271,9 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
                 layer = []
             if layer:
                 tried.append(("text-layer", layer, health(" ".join(c.text for c in layer))))
+        if soup and len(tried) > 1 and _prose(tried[1][2]):
+            # Letter soup against a text layer that reads as prose: the soup counts for nothing.
+            tried[0] = ("parser", cells, Health(0.0, 1.0, first.lexical, first.chars, first.words))
         kept = _best(tried, ocr_layer)[2]
         if (not _good(kept, ocr_layer) or _recovered(kept, tried, ocr_layer, glyphs) < OK) \
                 and self.enabled:
@@ -286,7 +290,8 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
             self._set_cells(page, new_cells)
         score = (min(result.score, _recovered(result, tried, ocr_layer, glyphs))
                  if method == "unreadable" else result.score if result.judged else 1.0)
-        return {"method": method, "score": round(score, 3), "before": round(first.score, 3)}
+        return {"method": method, "score": round(score, 3), "before": round(first.score, 3),
+                "lexical": _lexical(first)}
 
     @classmethod
     def get_options_type(cls) -> type[CiteloomTesseractOcrOptions]:
@@ -472,7 +477,7 @@ class CiteloomTesseractOcrModel(TesseractOcrCliModel):
                     read = health(" ".join(c.text for c in cells))
                     scanned = bool(cells) and all(c.from_ocr for c in cells)
                     entry = {"method": "ocr" if scanned else "parser",
-                             "score": round(read.score, 3)}
+                             "score": round(read.score, 3), "lexical": _lexical(read)}
             self._note(conv_res, page, entry)
         return page
 
@@ -539,6 +544,17 @@ def _best(tried: list[tuple[str, list[TextCell], Health]], ocr_layer: bool
         if _readable(candidate[2], ocr_layer) > 1.01 * _readable(best[2], ocr_layer):
             best = candidate
     return best
+
+
+def _lexical(h: Health) -> float | None:
+    """The ledger's ``lexical``: the parser's share of known words (None: too few words).
+    Its presence says the page was judged by a ladder that knows letter soup."""
+    return None if h.lexical is None else round(h.lexical, 3)
+
+
+def _prose(h: Health) -> bool:
+    """A reading whose words are words (enough of them known to the lexicon)."""
+    return h.judged and h.lexical is not None and h.reads_as_words() and h.score >= OK
 
 
 def _good(h: Health, ocr_layer: bool) -> bool:

@@ -40,6 +40,13 @@ UNREADABLE = 0.60
 #: Share of known words at which text over a scan reads as prose (an OCR layer below it is
 #: read again; the better reading is kept, and a page is never called unreadable for it).
 LEXICAL_OK = 0.675
+#: Share of known words below which a page's letters are taken for letter soup: glyph names
+#: made of ordinary capitals and digits ("BXD2CTD6CVDD" for "Energy", fonts re-encoded by
+#: old dvips whose glyphs are named /CP, /D2 …). Such a page scores well on glyphs, so only
+#: its words tell; its text layer is tried and kept when that reads as prose. Real pages
+#: this low exist too (a data listing, an author list, a table of contents in Portuguese):
+#: there the text layer reads the same and the parser's text stays.
+SOUP_LEXICAL = 0.35
 #: Latin words needed before the lexical signal counts (a figure page holds a few labels).
 MIN_LATIN_WORDS = 25
 #: Characters needed before a page is judged at all (an almost empty page is just empty).
@@ -88,6 +95,12 @@ class Health:
     def ok(self) -> bool:
         return not self.judged or self.score >= OK
 
+    def letter_soup(self) -> bool:
+        """Ordinary letters that are not words of any language the lexicon holds (see
+        :data:`SOUP_LEXICAL`): a reason to try the page's text layer, never on its own a
+        reason to call the page unreadable."""
+        return self.lexical is not None and self.lexical < SOUP_LEXICAL
+
     def reads_as_words(self) -> bool:
         """For an OCR layer: ordinary prose has ≥ :data:`LEXICAL_OK` of its words known."""
         return self.lexical is None or self.lexical >= LEXICAL_OK
@@ -135,6 +148,13 @@ def health(text: str) -> Health:
     glyph = bad / total
     lexical = known / latin if latin >= MIN_LATIN_WORDS and len(lexicon) > 5000 else None
     return Health(1.0 - glyph, glyph, lexical, total, latin)
+
+
+def known_words(text: str) -> int:
+    """How many of the text's words the lexicon knows."""
+    lexicon = _lexicon()
+    words = (w.lower().replace("’", "'") for w in _WORD.findall(text))
+    return sum(1 for w in words if w in lexicon or _known_inflection(w, lexicon))
 
 
 _SUFFIXES = ("s", "es", "ed", "d", "ing", "ly", "er", "ers", "est", "ies", "ied", "ion",

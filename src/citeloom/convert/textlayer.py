@@ -9,6 +9,10 @@ leaves undone are done here:
 * TeX's ligatures sit at control codes without a Unicode value — 0x0B-0x0F in the OT1
   encoding, 0x1B-0x1F in T1 (Cork), in the order ff fi fl ffi ffl — and PDFium returns the
   bare code ("e\\x1bect"). They become the letters ("effect").
+* A carriage return PDFium reads from the page (not one it generated) is OT1's "fl" — or,
+  in fonts old dvips re-encoded with two-character glyph names, a "c" whose glyph is named
+  /CR, which PDFium takes for the control character. Which one, the page's words decide:
+  the reading whose words the lexicon knows more often ("Approach", not "Approaflh").
 * PDFium marks a hyphen at a line end with U+0002 or U+FFFE; it becomes "-", which the
   structure pass joins like any other line-end hyphen.
 * PDFium counts in UTF-16: a character outside the Basic Multilingual Plane (TeX's math
@@ -34,6 +38,7 @@ LIGATURES = {0x0B: "ff", 0x0C: "fi", 0x0D: "fl", 0x0E: "ffi", 0x0F: "ffl",
              0x1B: "ff", 0x1C: "fi", 0x1D: "fl", 0x1E: "ffi", 0x1F: "ffl"}
 _HYPHEN_MARKS = (0x02, 0xFFFE)
 _SKIP = frozenset([0x00])
+_CR = "\ue0cd"  # a carriage return read from the page, until the page says what it is
 _LONE_HALF = re.compile("[\ud800-\udfff]")  # a UTF-16 half whose partner never came
 _held: list[Any] = []  # [(path, password), document]: the last document read, kept open
 
@@ -143,6 +148,8 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
                 glyphs += 1
                 if code in _HYPHEN_MARKS:
                     char = "-"
+                elif code == 0x0D:
+                    char = _CR  # "fl" or "c": the page decides (_carriage_returns)
                 elif code in LIGATURES:
                     char = LIGATURES[code]
                 elif code < 0x20:
@@ -178,11 +185,23 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
                 text.append(char)
                 last_right, last_size = right, size
             flush()
-            return lines, glyphs
+            return _carriage_returns(lines), glyphs
         finally:
             textpage.close()
     finally:
         page.close()
+
+
+def _carriage_returns(lines: list[Line]) -> list[Line]:
+    """The page's carriage returns as "fl" or as "c", whichever makes more known words."""
+    if not any(_CR in text for text, _ in lines):
+        return lines
+    from citeloom.convert.texthealth import known_words
+
+    words = " ".join(w for text, _ in lines for w in text.split() if _CR in w)
+    char = "c" if known_words(words.replace(_CR, "c")) > known_words(
+        words.replace(_CR, "fl")) else "fl"
+    return [(text.replace(_CR, char), box) for text, box in lines]
 
 
 def page_cells(path: Path, page_no: int, page_height: float,
