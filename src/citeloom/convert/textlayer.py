@@ -38,6 +38,11 @@ LIGATURES = {0x0B: "ff", 0x0C: "fi", 0x0D: "fl", 0x0E: "ffi", 0x0F: "ffl",
              0x1B: "ff", 0x1C: "fi", 0x1D: "fl", 0x1E: "ffi", 0x1F: "ffl"}
 _HYPHEN_MARKS = (0x02, 0xFFFE)
 _SKIP = frozenset([0x00])
+#: A space wider than this many ems parts two names in a byline ("Chengrun Yang   Xuezhi
+#: Wang": ICLR's and NeurIPS's names stand a quad apart); a word space is a third of an em,
+#: stretched in a justified line to about half of one.
+WIDE_GAP = 0.8
+WIDE = "\u2003"  # such a space, in the rows of a page's header (sizes read)
 _CR = "\ue0cd"  # a carriage return read from the page, until the page says what it is
 _LONE_HALF = re.compile("[\ud800-\udfff]")  # a UTF-16 half whose partner never came
 _held: list[Any] = []  # [(path, password), document]: the last document read, kept open
@@ -180,6 +185,10 @@ def _page_lines(path: Path, page_no: int, page_height: float | None, password: s
                     if (text and text[-1] != " " and last_eff and eff < 0.85 * last_eff
                             and oy.value > last_base + 0.15 * last_eff):
                         text.append(" ")  # a raised, smaller mark: "Migchielsen a,1"
+                    elif (text and text[-1] == " " and eff >= 0.85 * font
+                          and left - last_right > WIDE_GAP * eff):
+                        text[-1] = WIDE  # a quad or more between words of one size: names
+                        # set apart (not a mark's superscript); :func:`page_rows` says how
                     last_eff, last_base = eff, oy.value
                     font = max(font, eff)
                 text.append(char)
@@ -220,18 +229,20 @@ def page_cells(path: Path, page_no: int, page_height: float,
     return cells, glyphs
 
 
-def page_rows(path: Path, page_no: int, password: str | None = None, limit: int = 40
-              ) -> list[str]:
+def page_rows(path: Path, page_no: int, password: str | None = None, limit: int = 40,
+              names: bool = False) -> list[str]:
     """The first ``limit`` lines of page ``page_no`` as a reader sees them: the pieces
     :func:`page_lines` gives, gathered into rows by their height on the page, left to
     right, with ", " where a wide gap parts two pieces (authors set side by side,
     "Terry Therneau   Cynthia Crowson") and a space elsewhere. For a page's header, where
-    Docling may merge a title, its names and their affiliations into one paragraph."""
-    return [text for text, _, _ in sized_rows(path, page_no, password, limit)]
+    Docling may merge a title, its names and their affiliations into one paragraph.
+    ``names``: rows read for a byline, where a quad between two words of one size is a
+    ", " too ("Chengrun Yang  Xuezhi Wang": ICLR's names, :data:`WIDE_GAP`)."""
+    return [text for text, _, _ in sized_rows(path, page_no, password, limit, names)]
 
 
-def sized_rows(path: Path, page_no: int, password: str | None = None, limit: int = 40
-               ) -> list[tuple[str, float, float]]:
+def sized_rows(path: Path, page_no: int, password: str | None = None, limit: int = 40,
+               names: bool = False) -> list[tuple[str, float, float]]:
     """:func:`page_rows` with each row's largest font size and its top (points from the
     top of the page). Read once per file version: a document's title, byline and year
     each look at page 1's rows."""
@@ -239,8 +250,8 @@ def sized_rows(path: Path, page_no: int, password: str | None = None, limit: int
         stat = path.stat()
     except OSError:
         return []
-    return list(_sized_rows(str(path), stat.st_mtime_ns, stat.st_size, page_no, password,
-                            limit))
+    return [(_set_apart(text, names), size, top) for text, size, top in _sized_rows(
+        str(path), stat.st_mtime_ns, stat.st_size, page_no, password, limit)]
 
 
 @functools.lru_cache(maxsize=16)
@@ -281,6 +292,23 @@ def _sized_rows(name: str, _mtime_ns: int, _size: int, page_no: int, password: s
             row += (", " if left - right > 1.5 * max(h0, h1) else " ") + text
         out.append((row, max(p[4] for p in pieces), top))
     return tuple(_unnumbered(out))
+
+
+# A wide space between two names: after a name's last letter, its initial's full stop or its
+# mark, before the next one's capital (not beside an "and" or a comma, nor a bullet's).
+_WIDE_APART = re.compile(rf"(?<=[^\W_]|[.)*∗†‡§¶])(?<!\band){WIDE}(?!(?:and|&)\s)(?=[^\W\d_])")
+
+
+def _set_apart(row: str, names: bool) -> str:
+    """A row's wide spaces: for a byline (``names``), the ", " between two names; else,
+    and wherever no two names meet, spaces."""
+    if WIDE not in row:
+        return row
+    # (not in a row whose spaces are mostly wide, a typewriter's or a scan's: a name holds
+    # a word space, so names a quad apart have more word spaces than quads)
+    if names and row.count(" ") > row.count(WIDE):
+        row = _WIDE_APART.sub(lambda m: ", " if row[m.end():m.end() + 2].istitle() else " ", row)
+    return row.replace(WIDE, " ")
 
 
 _LINE_NO = re.compile(r"^(\d{1,4})(?:(?:,\s*|\s+)(?=\S)|\s*$)")  # (a blank line's number too)

@@ -116,7 +116,7 @@ def layer_rows(path: Path | None, password: str | None, title: str = ""
     from citeloom.convert.texthealth import OK, health
     from citeloom.convert.textlayer import page_rows
 
-    rows = [_ROLE_ASIDE.sub("", row) for row in page_rows(path, 1, password)]
+    rows = [_ROLE_ASIDE.sub("", row) for row in page_rows(path, 1, password, names=True)]
     if not rows or health(" ".join(rows)).score < OK or _role_labelled(rows):
         return [], []
     # As Docling gives it ("O'Connell"), accents on their letters ("M¨oller": old TeX fonts).

@@ -33,6 +33,7 @@ from citeloom.structure.header import (  # noqa: F401 - the sources, named here 
     layer_rows,
     page_texts,
 )
+from citeloom.structure.leading import leading_names
 from citeloom.structure.names import (
     NAME_WORD,
     NOT_A_PERSON,
@@ -667,6 +668,9 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         authors, how = (authors, how) if len(authors) >= 2 else ([], None)
     if not authors and named:
         authors, how = named, PDF_TEXT
+    if not authors and (head := _header(rows or first_page, title)[:1]) and not _OTHERS.search(
+            head[0]):
+        authors, how = leading_names(head[0]), PDF_TEXT  # the names a refused byline starts with
     if not authors and (authors := _with_footnote("\n".join(first_page))):
         how = PDF_TEXT  # IEEE's first-page note, where the byline is no text
     if not authors and (authors := file_name_authors(path, title)):
