@@ -53,13 +53,16 @@ _CEDILLA_AFTER = re.compile(r"([cCsStT])¸ ?(?=[^\W\d_cCsStT])")
 
 def compose_accents(text: str) -> str:
     """``text`` with each accent set apart before its letter put on the letter
-    ("M¨oller" -> "Möller", "¨ı" -> "ï")."""
+    ("M¨oller" -> "Möller", "¨ı" -> "ï", "Wesoglyph[suppress]lowski" -> "Wesołowski")."""
     def one(m: re.Match[str]) -> str:
         base = {"ı": "i", "ȷ": "j"}.get(m.group(3), m.group(3))
         return unicodedata.normalize("NFC", base + _SPACING_ACCENTS[m.group(1) or m.group(2)])
 
     if not text:
         return text
+    if "glyph[suppress]" in text:  # OT1's "\\l": the stroke glyph Docling names, then an l
+        text = re.sub(r"glyph\[suppress\]\s?([lL])", lambda m: "ł" if m.group(1) == "l"
+                      else "Ł", text).replace("glyph[suppress]", "")
     # A cedilla that follows its letter ("Franc¸ois"): only c, s and t take one.
     text = _CEDILLA_AFTER.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0327"),
                               text)

@@ -95,7 +95,7 @@ def test_a_shorter_printed_title_than_the_info_title(tmp_path: Path) -> None:
 
 
 def test_ieee_first_page_note_names_the_authors() -> None:
-    from citeloom.structure.metadata import _with_footnote
+    from citeloom.structure.leading import with_footnote
 
     note = ("Manuscript received June 30, 2017; accepted August 30, 2017. (Corresponding "
             "author: C. R. del-Blanco.)\nPeijun Bao is with Grupo de Tratamiento de Imágenes "
@@ -103,10 +103,10 @@ def test_ieee_first_page_note_names_the_authors() -> None:
             "pba@gti.ssr.upm.es). Ana I. Maqueda is with Grupo de Tratamiento de Imágenes "
             "(GTI), Madrid, Spain (e-mail: aim@gti.ssr.upm.es). Carlos R. del-Blanco and "
             "Narciso García are with the same group.")
-    assert _with_footnote(note) == ["Bao, Peijun", "Maqueda, Ana I.", "del-Blanco, Carlos R.",
+    assert with_footnote(note) == ["Bao, Peijun", "Maqueda, Ana I.", "del-Blanco, Carlos R.",
                                     "García, Narciso"]
     # a sentence about something else that "is with" nothing a person
-    assert _with_footnote("The problem is with the data. This work is with support.") == []
+    assert with_footnote("The problem is with the data. This work is with support.") == []
 
 
 def test_a_date_an_address_changes_on_is_no_year() -> None:

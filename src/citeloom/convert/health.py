@@ -153,9 +153,10 @@ def stale(doc: Any) -> list[int]:
     Converting the document again (``citeloom reindex``) reads them with the ladder."""
     entries = page_entries(doc)
 
-    def rereads(page: int, h: Any) -> bool:
-        if entries is None and not h.ok:
-            return True
-        return "lexical" not in (entries or {}).get(page, {}) and h.letter_soup()
+    def rereads(page: int, text: str) -> bool:
+        if entries is not None and "lexical" in entries.get(page, {}):
+            return False  # judged by today's ladder (no text scored again)
+        h = health(text)
+        return (entries is None and not h.ok) or h.letter_soup()
 
-    return sorted(p for p, t in page_texts(doc).items() if rereads(p, health(t)))
+    return sorted(p for p, t in page_texts(doc).items() if rereads(p, t))

@@ -1,4 +1,5 @@
-"""The names a byline row starts with, where the row as a whole does not read as names.
+"""Authors where no byline reads whole: the names a byline row starts with, where the row
+as a whole does not read as names; and the names of IEEE's first-page note.
 
 A byline the parser refuses as a whole still names its first authors plainly:
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from citeloom.structure.names import SYMBOLS, person
+from citeloom.structure.names import SYMBOLS, parse_byline, person
 
 _PART = re.compile(r"\s*(?:,|;|\s\|\s|\s(?:and|&)\s)\s*")
 _MARKS = re.compile(rf"(?:\s*[{re.escape(SYMBOLS)}\d]+)+\s*$")
@@ -34,3 +35,24 @@ def leading_names(row: str) -> list[str]:
             break
         lead.append(name)
     return lead if sum(bool(n) for n in found) >= 2 else []
+
+
+# IEEE's first-page note: "Peijun Bao is with Grupo de Tratamiento …", "C. R. del-Blanco
+# and Narciso García are with …".
+_IS_WITH = re.compile(r"\s(?:is|are)\s+(?:now\s+|also\s+)?with\s")
+
+
+def with_footnote(text: str) -> list[str]:
+    """The names of a first-page note's "X is with <affiliation>" sentences, in order: the
+    authors where the byline is no text (a picture, or lost to the layer's order)."""
+    names: list[str] = []
+    for m in _IS_WITH.finditer(text):
+        window = text[max(0, m.start() - 100):m.start()]
+        for start in re.finditer(r"(?:[.;)]\s+|\n)(?=[A-Z])", window):  # sentence starts,
+            head = " ".join(window[start.end():].split())  # the longest first
+            got = parse_byline(head) if len(head) <= 80 and not re.search(r"[\d@()]", head) \
+                else []
+            if got:
+                names += [n for n in got if n not in names]
+                break
+    return names

@@ -22,6 +22,7 @@ from typing import Any
 
 from citeloom.payload import family_name
 from citeloom.payload import fold as _fold
+from citeloom.structure.covers import jstor_cover
 from citeloom.structure.header import (  # noqa: F401 - the sources, named here too
     FILE_NAME,
     PDF_METADATA,
@@ -33,7 +34,7 @@ from citeloom.structure.header import (  # noqa: F401 - the sources, named here 
     layer_rows,
     page_texts,
 )
-from citeloom.structure.leading import leading_names
+from citeloom.structure.leading import leading_names, with_footnote
 from citeloom.structure.names import (
     NAME_WORD,
     NOT_A_PERSON,
@@ -61,6 +62,7 @@ from citeloom.structure.years import (
     DATE,
     FAMILY,
     IOP_CITE,
+    MONTH,
     SELF_CITE,
     TEMPLATE_VENUE,
     YEAR,
@@ -240,9 +242,12 @@ def _lead_name(line: str) -> list[str]:
                and not re.match(r"(?:USA|UAE|PRC)\b", rest))
     post = (len(rest.split()) <= 4 and (NOT_A_PERSON.search(rest) or acronym)
             and not parse_byline(rest))
-    if comma and (_AFFIL_LINE.match(rest) or post) and len(named := parse_byline(first)) == 1:
+    year = (re.fullmatch(r"(?:19|20)\d\d", rest) and not re.search(r"\d", first)  # (a year:
+            and not re.search(rf"\b{MONTH}\b", first, re.IGNORECASE))  # "Danny Ayers, 2021")
+    if (comma and (_AFFIL_LINE.match(rest) or post or year)
+            and len(named := parse_byline(first)) == 1):
         return named  # (a post: "Emre Tasar, Data Scientist", "…, Independent Researcher")
-    head = re.split(r"\s\.\s+(?=\d?[A-Z])|\s\|\s", line, maxsplit=1)  # (or a bar: "Anthony Le |
+    head = re.split(r"\s\.\s+(?=\d?[A-Z])|\s[|·•]\s", line, maxsplit=1)  # (or a bar: "Anthony Le |
     # Denison University, …")
     if len(head) == 2 and (named := parse_byline(head[0])):
         return named  # names, a lone full stop, their affiliation (LHCb's notes)
@@ -554,6 +559,10 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         if not names and i < 3:  # a title the title finder missed, then its byline
             head, names = title_byline(line)  # not "Former team members: A and B",
             names = [] if re.search(r"[:,]", head) else names  # "A, based on … B and C"
+        if (names and j < len(lines) and not parse_byline(lines[j])  # a name broken over
+                and len(both := parse_byline(f"{lines[j - 1]} {lines[j]}")) > len(names)
+                and both[len(names) - 1] != names[-1]):  # (the row's last name goes on)
+            names, j = both, j + 1  # two rows: "…, R. Stephen" / "Cantrell 3 , William F. …"
         while names and j < len(lines) and (more := _joined(lines, j))[0]:  # more lines
             names, j = names + more[0], more[1]
         if names:
@@ -582,27 +591,6 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         return [family], PDF_TEXT  # the first author's family name only
     return [], None
 
-
-
-# IEEE's first-page note: "Peijun Bao is with Grupo de Tratamiento …", "C. R. del-Blanco
-# and Narciso García are with …".
-_IS_WITH = re.compile(r"\s(?:is|are)\s+(?:now\s+|also\s+)?with\s")
-
-
-def _with_footnote(text: str) -> list[str]:
-    """The names of a first-page note's "X is with <affiliation>" sentences, in order: the
-    authors where the byline is no text (a picture, or lost to the layer's order)."""
-    names: list[str] = []
-    for m in _IS_WITH.finditer(text):
-        window = text[max(0, m.start() - 100):m.start()]
-        for start in re.finditer(r"(?:[.;)]\s+|\n)(?=[A-Z])", window):  # sentence starts,
-            head = " ".join(window[start.end():].split())  # the longest first
-            got = parse_byline(head) if len(head) <= 80 and not re.search(r"[\d@()]", head) \
-                else []
-            if got:
-                names += [n for n in got if n not in names]
-                break
-    return names
 
 
 def _accented(names: list[str], text: str) -> list[str]:
@@ -653,14 +641,17 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         bare, named = run_on(title, path, password)
     if named and path is not None and title != path.stem:
         title = bare  # the title finder took the byline in: the names are the authors
+    if jstor := jstor_cover(first_page):
+        title, named = jstor  # JSTOR's old cover: title, byline and citation as items
     if title:
         out["title"] = title
         src["title"] = (FILE_NAME if path is not None and title == path.stem else
                         PDF_METADATA if title == info.get("Title")
                         else PDF_TEXT)
     # The text layer's rows first: they keep the names' lines and columns apart.
-    rows, above = layer_rows(path, password, title)
-    authors, how = _authors(rows, info, text, title) if rows else ([], None)
+    rows, above = layer_rows(path, password, title) if not jstor else ([], [])
+    authors, how = (named, PDF_TEXT) if jstor else _authors(rows, info, text, title) if rows \
+        else ([], None)
     if not authors:
         authors, how = _authors(first_page, info, text, title)
     if not authors and above:  # two names at least: a lone one there is a stamp or a banner
@@ -671,7 +662,7 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
     if not authors and (head := _header(rows or first_page, title)[:1]) and not _OTHERS.search(
             head[0]):
         authors, how = leading_names(head[0]), PDF_TEXT  # the names a refused byline starts with
-    if not authors and (authors := _with_footnote("\n".join(first_page))):
+    if not authors and (authors := with_footnote("\n".join(first_page))):
         how = PDF_TEXT  # IEEE's first-page note, where the byline is no text
     if not authors and (authors := file_name_authors(path, title)):
         how = FILE_NAME  # Zotero's name for the file: family names only
