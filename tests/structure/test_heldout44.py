@@ -94,3 +94,13 @@ def test_a_date_under_the_byline_is_no_name() -> None:
                     (X, "Compiled July 2021"), (H, "Abstract")])
     assert document_metadata(doc, None, title)["authors"] == [
         "Sparago, Pietro Maria", "Jones, Anna B."]
+
+
+def test_a_generation_suffix_is_no_family_name() -> None:
+    """heldout46's "Robert Platt Jr." read alone (a byline part the whole-row parser did not
+    take) gave "Jr, Robert Platt"; the suffix goes, as it does in a byline read whole."""
+    from citeloom.structure.names import person
+
+    assert person("Robert Platt Jr.") == "Platt, Robert"
+    assert person("Robert Platt, Jr.") == "Platt, Robert"
+    assert person("John H. Lienhard IV") == "Lienhard, John H."

@@ -237,7 +237,8 @@ def _spanish_four(words: list[str]) -> bool:
 
 def person(name: str) -> str | None:
     """``First Last`` as ``Last, First`` when it reads like a person's name, else None."""
-    name = _HONORIFIC.sub("", name.strip(" .;"))
+    name = _HONORIFIC.sub("", re.sub(r",?\s+(?:Jr|Sr|II|III|IV)\.?$", "", name.strip(" ;")
+                                    ).strip(" ."))  # (a generation: "Robert Platt Jr.")
     words = name.split()
     if not 2 <= len(words) <= 6 or NOT_A_PERSON.search(name):
         return None
