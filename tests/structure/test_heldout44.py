@@ -104,3 +104,13 @@ def test_a_generation_suffix_is_no_family_name() -> None:
     assert person("Robert Platt Jr.") == "Platt, Robert"
     assert person("Robert Platt, Jr.") == "Platt, Robert"
     assert person("John H. Lienhard IV") == "Lienhard, John H."
+
+
+def test_acls_triangle_marks_part_names() -> None:
+    """heldout47's ACL byline marks affiliations with ♦ and ▲ and puts no comma after a
+    mark: the marks part the names."""
+    from citeloom.structure.names import parse_byline
+
+    row = "Wangyi Mei 1♦ Jiaqing Liang 1 †, Weijia Lu 2▲ Xiaodong Zhang 2▲ Zhifei Yang 2▲"
+    assert parse_byline(row) == ["Mei, Wangyi", "Liang, Jiaqing", "Lu, Weijia",
+                                 "Zhang, Xiaodong", "Yang, Zhifei"]

@@ -66,11 +66,11 @@ _HONORIFIC = re.compile(r"^(?:(?:dr|prof|professor|mr|mrs|ms|sir|dipl\.-\w+)\.?\
                         re.IGNORECASE)
 # A footnote mark: a number or a symbol, "∗)" in some journals (U+FFFD: a symbol the PDF's
 # font did not map; ✯ ⋆ ★: LaTeX's \\thanks in some classes).
-THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦⇤˚⇑→⋄◇♢♮♯♭∧"  # (PLOS: ☯ equal contribution, ¤ a present
+THANKS = "*†‡§¶∗⁎✯⋆★☯¤‖✉♣♦♥♠?◦⇤˚⇑→⋄◇♢♮♯♭∧▲△▼▽◆"  # (PLOS: ☯ equal contribution, ¤ a present
 # address; ✉ Nature; the card suits: IEEE papers that mark affiliations with them; "?": a
 # mark its font did not map, "M. Atature?"; "◦": "Ramon Pires ◦"; "⇤", "˚", "⇑" (Elsevier's)
 # and "→": stars some fonts map wrongly; "⋄", "♮", "♯", "♭": LaTeX's further footnote symbols;
-# "∧": an equal contribution)
+# "∧": an equal contribution; triangles and a diamond: ACL's affiliation marks, "Lu 2▲")
 SYMBOLS = THANKS + "+$"  # "+" and "$" mark affiliations after a name only (PLDI's)
 MARKERS = rf"(?:[\d{SYMBOLS}#\ufffd]\)?)"
 # A footnote star glued to the "and" after it: "Sinnwell∗and Daniel J. Schaid".
