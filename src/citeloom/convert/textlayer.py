@@ -208,8 +208,9 @@ def _carriage_returns(lines: list[Line]) -> list[Line]:
     from citeloom.convert.texthealth import known_words
 
     words = " ".join(w for text, _ in lines for w in text.split() if _CR in w)
+    fl = LIGATURES[0x0D]  # OT1's
     char = "c" if known_words(words.replace(_CR, "c")) > known_words(
-        words.replace(_CR, "fl")) else "fl"
+        words.replace(_CR, fl)) else fl
     return [(text.replace(_CR, char), box) for text, box in lines]
 
 

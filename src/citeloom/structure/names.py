@@ -121,7 +121,8 @@ _DEGREE = re.compile(r"\s*,?\s*\b(?:B\.?\s?A|B\.?\s?Sc?|M\.?\s?A|M\.?\s?Sc?|M\.?
                      r"(?:\s+\d{1,2}(?:,\d{1,2})*)?"  # its affiliation's number: "Ph.D. 9"
                      rf"(?=[{SYMBOLS}]*\s*(?:,|and\b|&|$))")  # "MD*": the corresponding author
 # Generation suffixes: "William J. Hansen Jr", "John H. Lienhard V".
-_SUFFIX = re.compile(r"\s*,?\s+(?:Jr|Sr|II|III|IV)\.?(?:\s+[a-z](?=\s*,))?"  # "Jr. b,": a mark
+_GENERATION = r"(?:Jr|Sr|II|III|IV)\.?"
+_SUFFIX = re.compile(rf"\s*,?\s+{_GENERATION}(?:\s+[a-z](?=\s*,))?"  # "Jr. b,": a mark
                      r"(?=\s*(?:,|and\b|&|$))")
 # Capitals a name starts with: Latin with its accents ("Á. Bakos", "Łukasz"), Greek, Cyrillic.
 UPPER = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĘĚĞİŁŃŇŐŒŘŚŞŠŢŤŮŰŸŹŻŽΆΈ-ΏΑ-ΩЀ-Я"
@@ -237,7 +238,7 @@ def _spanish_four(words: list[str]) -> bool:
 
 def person(name: str) -> str | None:
     """``First Last`` as ``Last, First`` when it reads like a person's name, else None."""
-    name = _HONORIFIC.sub("", re.sub(r",?\s+(?:Jr|Sr|II|III|IV)\.?$", "", name.strip(" ;")
+    name = _HONORIFIC.sub("", re.sub(rf",?\s+{_GENERATION}$", "", name.strip(" ;")
                                     ).strip(" ."))  # (a generation: "Robert Platt Jr.")
     words = name.split()
     if not 2 <= len(words) <= 6 or NOT_A_PERSON.search(name):
