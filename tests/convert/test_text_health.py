@@ -29,6 +29,7 @@ HEALTH = FIXTURE_PDFS.parent / "health"  # not in fixtures/pdfs: `make demo` ing
 TYPE3 = HEALTH / "type3_no_unicode.pdf"
 UNREADABLE_PDF = HEALTH / "type3_unreadable.pdf"
 BAD_OCR = HEALTH / "bad_ocr_layer.pdf"
+CJK_OCR = HEALTH / "cjk_ocr_layer.pdf"  # an English scan read by an engine set for Chinese
 MATH = HEALTH / "type3_math.pdf"  # one glyph maps to U+1D439, outside the BMP
 LETTER_NAMES = HEALTH / "type3_letter_names.pdf"  # glyphs named /CP, /D2 as re-encoded dvips fonts
 # What Docling's parser prints for glyphs without a Unicode value: dvips glyph names and
@@ -85,6 +86,19 @@ def test_lexical_share_tells_a_bad_ocr_layer_from_prose() -> None:
     assert bad.score >= OK  # ordinary letters: the glyph signal cannot see it
     assert bad.lexical is not None and not bad.reads_as_words()
     assert good.reads_as_words()
+
+
+def test_ideographs_inside_latin_words_count_as_misread_words() -> None:
+    """An OCR layer an engine set for Chinese made over an English scan ("w二th", "de⒒very",
+    "W。 C。"): its words are ordinary letters but for one ideograph each, so they are no
+    words of any script; the words the lexicon knows are too few for prose."""
+    layer = textlayer.page_text(CJK_OCR, 1)
+    assert "二" in layer and health(layer).score >= OK  # no glyph the score could see
+    assert not health(layer).reads_as_words()
+    # Angle brackets U+3008/9 ("〈Ident〉" in a grammar, "Zq[x]/〈xp〉") are no misreading.
+    prose = textlayer.page_text(FIXTURE_PDFS / "cermine__example2.pdf", 2)
+    bracketed = " ".join(f"〈{w}〉" if i % 3 == 0 else w for i, w in enumerate(prose.split()))
+    assert health(bracketed).reads_as_words()
 
 
 def test_pdfium_restores_tex_ligature_codes() -> None:
@@ -190,6 +204,15 @@ def test_bad_ocr_layer_is_read_again_by_ocr(converted) -> None:  # type: ignore[
     assert health(text).reads_as_words()
 
 
+def test_ocr_layer_with_ideographs_is_read_again_by_ocr(converted) -> None:  # type: ignore[no-untyped-def]
+    doc = converted(CJK_OCR)
+    text = page_texts(doc)[1]
+    assert page_entries(doc)[1]["method"] == "ocr"
+    assert "delivery is common in many low and middle income countries" in text
+    assert not any(ch in text for ch in "二山犭乱冗吵口\u2492\u3002")
+    assert health(text).reads_as_words()
+
+
 def test_unreadable_page_keeps_no_soup(converted) -> None:  # type: ignore[no-untyped-def]
     doc = converted(UNREADABLE_PDF)
     h = ledger_of(doc)
@@ -208,6 +231,20 @@ def test_old_conversion_without_ledger_is_stale_only_where_text_is_bad(  # type:
     fine = converted(FIXTURE_PDFS / "cermine__test1.pdf").model_copy(deep=True)
     fine.body.meta = None
     assert stale(fine) == []
+
+
+def test_an_ocr_layer_with_ideographs_judged_before_is_stale(converted, unrepaired) -> None:  # type: ignore[no-untyped-def]
+    from citeloom.convert.converter import convert_file
+    from citeloom.convert.health import attach_ledger, detach_ledger
+
+    old = convert_file(CJK_OCR, unrepaired)
+    assert "二" in page_texts(old)[1]
+    detach_ledger(old)  # the ledger as the ladder wrote it before it counted such words:
+    attach_ledger(old, {1: {"method": "parser", "score": 1.0, "lexical": 0.94}})  # prose
+    assert stale(old) == [1]
+    assert stale(converted(CJK_OCR)) == []  # read again by OCR: judged by today's ladder
+    attach_ledger(old, {1: {"method": "parser", "score": 1.0, "lexical": 0.57}})
+    assert stale(old) == []  # judged by today's rule, kept: not read again and again
 
 
 # -- ingest, CLI and MCP ---------------------------------------------------------------------

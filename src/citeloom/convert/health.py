@@ -24,7 +24,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from citeloom.convert.texthealth import UNREADABLE, health
+from citeloom.convert.texthealth import LEXICAL_OK, UNREADABLE, health, misread_script
 
 META_FIELD = "citeloom__text_health"
 CLASSES = ("ok", "repaired", "ocr", "unreadable")
@@ -149,13 +149,18 @@ def ledger_of(doc: Any) -> DocHealth:
 def stale(doc: Any) -> list[int]:
     """Pages whose text does not read as language and which today's ladder would read
     again: from a conversion made before the ledger, any such page; from one made before
-    the ladder knew letter soup (its entry has no ``lexical``), a page of letter soup.
-    Converting the document again (``citeloom reindex``) reads them with the ladder."""
+    the ladder knew letter soup (its entry has no ``lexical``), a page of letter soup; from
+    one made before it counted ideographs inside Latin words, such an OCR layer. Converting
+    the document again (``citeloom reindex``) reads them with the ladder."""
     entries = page_entries(doc)
 
     def rereads(page: int, text: str) -> bool:
         if entries is not None and "lexical" in entries.get(page, {}):
-            return False  # judged by today's ladder (no text scored again)
+            # judged by today's ladder, but for an OCR layer with ideographs in its words,
+            # which it took for prose before it counted them (scored again only then)
+            lexical = entries[page]["lexical"]
+            return (lexical is not None and lexical >= LEXICAL_OK and misread_script(text)
+                    and not health(text).reads_as_words())
         h = health(text)
         return (entries is None and not h.ok) or h.letter_soup()
 

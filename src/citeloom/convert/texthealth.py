@@ -58,6 +58,12 @@ _GLYPH_TOKEN = re.compile(r"^(?:a|g|glyph|index)\d{2,4}$|cid:\d+|^/uni[0-9A-Fa-f
 _GLYPH_IN_WORD = re.compile(r"a1\d\d|cid:\d+|/uni[0-9A-Fa-f]{4}")
 _WORD = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _LATIN = re.compile(r"^[A-Za-z\u00c0-\u024f'’\-]+$")
+# A Latin word with an ideograph, the ideographic full stop or a "number full stop" inside:
+# an OCR layer made by an engine set for Chinese over an English scan ("w二th", "convex⒒abe⒒
+# ngs", "W。 C。 shiu"). Such a word is a misread Latin word, not a word of another script
+# (angle brackets U+3008/9 in grammars and rings, "〈Ident〉", "Zq[x]/〈xp", are not counted).
+_MIXED = re.compile(r"[A-Za-z].*[\u2488-\u249b\u3002\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+                    r"|[\u2488-\u249b\u3002\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff].*[A-Za-z]")
 
 
 def _bad_char(ch: str) -> bool:
@@ -136,6 +142,9 @@ def health(text: str) -> Health:
                 or (_GLYPH_IN_WORD.search(core) and not core.isdigit())):
             bad += n
             continue
+        if _MIXED.search(core):
+            latin += 1  # a misread word: Latin letters and an ideograph in one
+            continue
         for word in _WORD.findall(core):
             if len(word) < 2 or not _LATIN.match(word):
                 continue
@@ -148,6 +157,12 @@ def health(text: str) -> Health:
     glyph = bad / total
     lexical = known / latin if latin >= MIN_LATIN_WORDS and len(lexicon) > 5000 else None
     return Health(1.0 - glyph, glyph, lexical, total, latin)
+
+
+def misread_script(text: str) -> bool:
+    """Whether ``text`` holds a Latin word with an ideograph inside ("w二th"): what an entry
+    scored before :data:`_MIXED` counted such words did not see."""
+    return any(_MIXED.search(token) for token in text.split())
 
 
 def known_words(text: str) -> int:
