@@ -51,6 +51,15 @@ _SPACING_ACCENT_RE = re.compile(r"(?:([¨´ˆ˜¸ˇ˘˚¯˙˝˛]) ?|(?<=[^\W\d_]
 _CEDILLA_AFTER = re.compile(r"([cCsStT])¸ ?(?=[^\W\d_cCsStT])")
 
 
+def _stroked(text: str) -> str:
+    """OT1's "\\l" and "\\L": the stroke glyph Docling's parser names, then the letter
+    ("Popglyph[suppress] lawski" -> "Popławski"); a stroke before anything else goes."""
+    if "glyph[suppress]" not in text:
+        return text
+    return re.sub(r"glyph\[suppress\]\s?([lL])", lambda m: "ł" if m.group(1) == "l" else "Ł",
+                  text).replace("glyph[suppress]", "")
+
+
 def compose_accents(text: str) -> str:
     """``text`` with each accent set apart before its letter put on the letter
     ("M¨oller" -> "Möller", "¨ı" -> "ï", "Wesoglyph[suppress]lowski" -> "Wesołowski")."""
@@ -60,9 +69,7 @@ def compose_accents(text: str) -> str:
 
     if not text:
         return text
-    if "glyph[suppress]" in text:  # OT1's "\\l": the stroke glyph Docling names, then an l
-        text = re.sub(r"glyph\[suppress\]\s?([lL])", lambda m: "ł" if m.group(1) == "l"
-                      else "Ł", text).replace("glyph[suppress]", "")
+    text = _stroked(text)
     # A cedilla that follows its letter ("Franc¸ois"): only c, s and t take one.
     text = _CEDILLA_AFTER.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0327"),
                               text)
@@ -122,7 +129,8 @@ def _hyphen_break(match: re.Match[str], counts: Mapping[str, int] | None) -> str
 def normalize_text(text: str, *, counts: Mapping[str, int] | None = None) -> str:
     """Text as a reader would quote it.
 
-    * ligatures U+FB00-FB06 -> ff fi fl ffi ffl st st;
+    * ligatures U+FB00-FB06 -> ff fi fl ffi ffl st st; OT1's "\\l" as Docling prints it
+      ("glyph[suppress]l") -> "ł";
     * zero-width spaces/BOM and soft hyphens (U+00AD) removed; a soft hyphen or PDFium's
       line-end hyphen marker (U+0002/U+FFFE) joins the word halves around it; other
       control characters (fonts map bullets to them) become spaces; U+FFFD and
@@ -141,7 +149,7 @@ def normalize_text(text: str, *, counts: Mapping[str, int] | None = None) -> str
     """
     if not text:
         return text
-    text = _LIGATURE_RE.sub(lambda m: LIGATURES[m.group()], text)
+    text = _LIGATURE_RE.sub(lambda m: LIGATURES[m.group()], _stroked(text))
     text = _INVISIBLE_RE.sub("", text)
     text = _SOFT_BREAK_RE.sub("", text)
     text = _PDFIUM_HYPHEN_RE.sub("-\n", text)

@@ -205,6 +205,7 @@ def test_title_and_chain_kinds() -> None:
     ("a  b\t c\n\nd\u00a0e\u2009f", "a b c d e f"),
     ("zero\u200bwidth", "zerowidth"),
     ("\x0f bullet", "bullet"),
+    ("al. [9]. Popglyph[suppress] lawski and glyph[suppress]Lodz", "al. [9]. Popławski and Łodz"),
 ])
 def test_normalize_text_rules(raw: str, clean: str) -> None:
     assert normalize_text(raw) == clean
