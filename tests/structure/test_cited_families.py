@@ -37,7 +37,7 @@ def test_no_reference_no_change():
 
 
 def test_affiliation_letters_glued_to_the_names_come_off():
-    from citeloom.structure.names import unglued_letters
+    from citeloom.structure.glued import unglued_letters
 
     # elsarticle, as Docling reads its head (sweep10)
     head = ["30 Days After Introducing Programming:", "Will My Students Fail?",

@@ -43,3 +43,52 @@ def test_the_first_author_of_a_refused_byline_is_the_papers() -> None:
                     (DocItemLabel.SECTION_HEADER, "Abstract"),
                     (X, "Anomaly detection is a critical requirement across diverse domains.")])
     assert document_metadata(doc, None, title)["authors"] == ["Pamungkas, Radityo Fajar"]
+
+
+def test_a_name_of_four_words_in_the_info_dictionary_is_one_person_where_the_page_prints_it():
+    from citeloom.structure.leading import info_names
+
+    page = "Efficient Copulas Brynjólfur Gauti Guðrúnar Jónsson 2024-08-25 This paper …"
+    # (Quarto writes the PDF's Author; the byline parser leaves four words open)
+    assert info_names("Brynjólfur Gauti Guðrúnar Jónsson", page) == \
+        ["Jónsson, Brynjólfur Gauti Guðrúnar"]
+    assert info_names("Muhammad Iqbal Hilmy Izzulhaq; Jane Smith",
+                      "Muhammad Iqbal Hilmy Izzulhaq (ORCID: …), Jane Smith") == \
+        ["Izzulhaq, Muhammad Iqbal Hilmy", "Smith, Jane"]
+    # not printed whole on the first pages: left open, as before
+    assert info_names("Brynjólfur Gauti Guðrúnar Jónsson", "B. G. G. Jónsson, 2024") == []
+    assert info_names("Ada Lovelace and Charles Babbage", "") == \
+        ["Lovelace, Ada", "Babbage, Charles"]
+
+
+def test_an_institution_named_before_its_head_word_is_no_name():
+    from citeloom.structure.metadata import _list_before_affiliation
+
+    # ICLR's byline as one item: "Visual Geometry Group" is no "Geometry, Visual"
+    line = ("Karen Simonyan∗ & Andrew Zisserman + Visual Geometry Group, Department of "
+            "Engineering Science, University of Oxford {karen,az}@robots.ox.ac.uk")
+    assert _list_before_affiliation(line.split()) == ["Simonyan, Karen", "Zisserman, Andrew"]
+    # an affiliation its word opens stays where it starts
+    line = "Ville-Petteri Makinen, Le Shu, Yuqi Zhao Department of Integrative Biology, UCLA"
+    assert _list_before_affiliation(line.split()) == ["Makinen, Ville-Petteri", "Shu, Le",
+                                                      "Zhao, Yuqi"]
+
+
+def test_a_row_under_every_authors_name_is_their_affiliation_not_a_name():
+    from citeloom.structure.leading import once_each
+
+    rows = ["Comparing Performance Differences Between RUST and C++", "Kushagra Srivastava",
+            "Manning CICS", "University of Massachusetts", "Prof. Meng-Chieh Chiu",
+            "Manning CICS", "University of Massachusetts"]
+    assert once_each(["Srivastava, Kushagra", "Cics, Manning", "Chiu, Meng-Chieh"], rows) == \
+        ["Srivastava, Kushagra", "Chiu, Meng-Chieh"]
+    # a single author whose name the running head repeats stays
+    assert once_each(["Smith, Jane"], ["Jane Smith", "A Title", "Jane Smith"]) == ["Smith, Jane"]
+
+
+def test_a_byline_row_that_ends_in_an_open_bracket():
+    from citeloom.structure.names import parse_byline
+
+    row = ("Markus Konkol (m.konkol [at] uni-muenster [dot] de), Daniel Nüst, Laura Goulier "
+           "(Institute")  # the bracket closes on the next row
+    assert parse_byline(row) == ["Konkol, Markus", "Nüst, Daniel", "Goulier, Laura"]

@@ -17,7 +17,10 @@ is what a citation key and "et al." need.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
+from citeloom.convert.texthealth import known_words
+from citeloom.payload import fold
 from citeloom.structure.names import SYMBOLS, parse_byline, person
 
 _PART = re.compile(r"\s*(?:,|;|\s\|\s|\s(?:and|&)\s)\s*")
@@ -35,6 +38,50 @@ def leading_names(row: str) -> list[str]:
             break
         lead.append(name)
     return lead if sum(bool(n) for n in found) >= 2 else []
+
+
+def info_names(author: str, text: str) -> list[str]:
+    """The PDF info dictionary's Author as names (its parts parted by semicolons, commas or
+    "and"). A part of four words or more that the byline parser leaves open ("John Kiplinger
+    Valerie Yaw": one person or two?) is one person here when the first pages print it
+    whole ("Brynjólfur Gauti Guðrúnar Jónsson", "Muhammad Iqbal Hilmy Izzulhaq"): a field
+    that lists its authors one by one, and a page that shows the same name."""
+    author = re.sub(r"\s*;\s*|\s+and\s+", ", ", author)
+    if names := parse_byline(author):
+        return names
+    parts = [p.strip() for p in author.split(",") if p.strip()]
+    names = [person(p) if fold(p) in fold(text) and len(p.split()) >= 4
+             else next(iter(one), None) if len(one := parse_byline(p)) == 1 else None
+             for p in parts]
+    return [n for n in names if n] if names and all(names) else []
+
+
+def institution_start(words: list[str], at: int) -> int:
+    """Where the institution whose head word is ``words[at]`` starts, when its name comes
+    before that word, right after a name's mark ("… Andrew Zisserman + Visual Geometry
+    Group, Department of …"): the capitalised words of the language between the mark and
+    the head word, three at most. Otherwise, and for an affiliation the word opens
+    ("Department of …"), ``at``."""
+    if words[at + 1:at + 2] and words[at + 1].lower() in ("of", "for", "de", "di", "für"):
+        return at
+    for start in range(at - 1, max(at - 4, 0), -1):
+        if not (words[start][:1].isupper() and words[start].isalpha()):
+            break
+        if not words[start - 1][-1:].isalpha():  # a mark or comma ends the name before it
+            return start if known_words(" ".join(words[start:at])) == at - start else at
+    return at
+
+
+def once_each(names: list[str], rows: list[str]) -> list[str]:
+    """``names`` without those read from a row the head sets twice or more: the line under
+    every author's name is their shared affiliation ("Kushagra Srivastava / Manning CICS /
+    University of Massachusetts", then "Prof. Meng-Chieh Chiu / Manning CICS / …"), which
+    may read as a name; a person's name stands once. A lone name stays (a running head
+    may repeat a single author's byline)."""
+    seen = Counter(" ".join(fold(row).split()) for row in rows[:40])
+    kept = [n for n in names
+            if seen[" ".join(fold(f"{n.partition(', ')[2]} {n.partition(', ')[0]}").split())] < 2]
+    return kept or names
 
 
 # IEEE's first-page note: "Peijun Bao is with Grupo de Tratamiento …", "C. R. del-Blanco

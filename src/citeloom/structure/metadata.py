@@ -23,6 +23,7 @@ from typing import Any
 from citeloom.payload import family_name
 from citeloom.payload import fold as _fold
 from citeloom.structure.covers import jstor_cover
+from citeloom.structure.glued import unglued_letters
 from citeloom.structure.header import (  # noqa: F401 - the sources, named here too
     FILE_NAME,
     PDF_METADATA,
@@ -34,7 +35,13 @@ from citeloom.structure.header import (  # noqa: F401 - the sources, named here 
     layer_rows,
     page_texts,
 )
-from citeloom.structure.leading import leading_names, with_footnote
+from citeloom.structure.leading import (
+    info_names,
+    institution_start,
+    leading_names,
+    once_each,
+    with_footnote,
+)
 from citeloom.structure.names import (
     NAME_WORD,
     NOT_A_PERSON,
@@ -53,7 +60,6 @@ from citeloom.structure.names import (
     placeholders,
     split_by_emails,
     unglue_and,
-    unglued_letters,
 )
 from citeloom.structure.titles import layer_title
 from citeloom.structure.years import (
@@ -299,6 +305,7 @@ def _list_before_affiliation(words: list[str]) -> list[str]:
                     w.strip(",.")))), None)
     if cut is None or _INSTITUTION_NEXT.match(words[cut].strip(",.")):
         return []
+    cut = institution_start(words, cut)  # ("… Zisserman + Visual Geometry Group")
     # "… Billinge at Department of", "… Laue a, * a Department of": the affiliation's mark
     head = re.sub(rf"(?:\s+(?:at|[a-z]|\d+|[{SYMBOLS}]))+$", "", " ".join(words[:cut]))
     names = parse_byline(head) if re.search(r",|\sand\s|&", head) else []
@@ -576,7 +583,7 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
                 break
             found += _lead_name(line)
     meta = re.sub(r"\{?\bet al\.?\}?", "", info.get("Author", ""))
-    given = parse_byline(re.sub(r"\s*;\s*|\s+and\s+", ", ", meta))
+    given = info_names(meta, text)
     # Only names the first pages also show: an info-dictionary Author is often the typist.
     given = given if given and all(_fold(family_name(n)) in _fold(text) for n in given) \
         else []
@@ -666,8 +673,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         how = PDF_TEXT  # IEEE's first-page note, where the byline is no text
     if not authors and (authors := file_name_authors(path, title)):
         how = FILE_NAME  # Zotero's name for the file: family names only
-    if placeholders(authors):
-        authors = []  # the template's sample names: no author named yet
+    authors = [] if placeholders(authors) else once_each(authors, rows or first_page)
+    # (the template's sample names: no author named yet)
     if authors:  # once each: a byline and a correspondence line may both give a name
         # the family names as the references cite them (not page 1: the byline itself
         authors = cited_families(unglued_letters(_accented(authors, text), first_page),

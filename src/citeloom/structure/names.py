@@ -43,7 +43,8 @@ NOT_A_PERSON = re.compile(
     # salutation ("Dear Feng Liu"), a web form's buttons ("Create Account", "Quick Links")
     r"lanka|arabia|zealand|africa|kingdom|emirates|states|leone|faso|dear|account|links|business|recommended|intelligence|"
     # a field of study: "Computational Astrophysics, Flatiron Institute"
-    r"\w*physics|mathematics|chemistry|economics|medicine|philosophy|linguistics|"
+    r"\w*physics|mathematics|chemistry|economics|medicine|philosophy|linguistics|health|"
+    r"geometry|dentistry|"  # ("… Melbourne School of Population and Global Health")
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
     r"given|prefix|suffix|particle|title|book|copyright|year|name|family|"
     r"mater|studiorum|"  # Bologna's "Alma Mater Studiorum"
@@ -393,6 +394,16 @@ _SPLIT_ACCENT = re.compile(rf"(?<=[^\W\d_])\s+[{_ACCENTS}]\s+([^\W\d_])(?=[\s,]|
 
 
 def parse_byline(text: str) -> list[str]:
+    """:func:`_parse_byline`'s names; where it reads none, its names of the byline with the
+    names the text layer glued together set apart, in a list ("ErinAllor 4, HannahThomas 4";
+    not a name alone: "BiobitWorks" is a company). A given name of four letters or more
+    only: not "McDonald", "DeAngelis", "LaFontaine", "MacKay"."""
+    apart = re.sub(r"\b([A-Z][a-z]{3,})([A-Z][a-z]{2,})\b", r"\1 \2", text)
+    return _parse_byline(text) or (_parse_byline(apart) if apart != text
+                                   and re.search(r",|;|&|\sand\s", text) else [])
+
+
+def _parse_byline(text: str) -> list[str]:
     """Authors of a byline ("A B 1*, C D 2,3 and E F 4") as ``Last, First``; empty when
     the line does not read as a list of names (every part must)."""
     text = unglue_and(text)
@@ -433,6 +444,7 @@ def parse_byline(text: str) -> list[str]:
         return inverted
     # A role or group in brackets: "(Co-ordinator)", "(AAS Journals Data Editors)".
     text = _GROUP_LAST.sub("", re.sub(r"\s*\([^()]{0,60}\)", "", text))
+    text = re.sub(r"\s*\([^()]{0,60}$", "", text)  # one the next row closes: "… Goulier (Institute"
     text = re.sub(r"\s*,\s*(?:editors?|eds?\.)$", "", text, flags=re.IGNORECASE)  # "…, Editor"
     text, placed = _COUNTRY_LAST.subn("", text)
     if placed and re.match(_PLACE_FIRST, text.split(",")[-1].strip()):
@@ -661,25 +673,6 @@ def cited_families(names: list[str], text: str) -> list[str]:
                 name = f"{spelt}, {given} {fam[0]}"
         out.append(name)
     return out
-
-
-# elsarticle's affiliation letters before the affiliation ("aFederal University of
-# Alagoas", or "a Federal …") and glued to the names ("Márcio Ribeiroa, Rodrigo Paesa").
-_AFFILIATION_LETTER = re.compile(rf"(?<![^\W\d_])([a-z])\s?(?=[{UPPER}][a-z])")
-
-
-def unglued_letters(names: list[str], lines: list[str]) -> list[str]:
-    """``names`` without the affiliation letter glued to each family name, when the first
-    page's head sets letters before its affiliations ("aFederal …", "b Federal …": "a" and
-    "b" at least), every family name ends in one of those letters, and they end in two
-    letters at least (a byline of "Silva" and "Costa" alone proves nothing)."""
-    letters = {m.group(1) for line in lines[:12] for m in _AFFILIATION_LETTER.finditer(line)}
-    parts = [n.partition(", ") for n in names]
-    ends = {family[-1] for family, _, _ in parts}
-    if not {"a", "b"} <= letters or len(ends) < 2 or not ends <= letters or any(
-            len(family) < 4 or not family[-2].islower() for family, _, _ in parts):
-        return names
-    return [f"{family[:-1]}{sep}{given}" for family, sep, given in parts]
 
 
 # A Markdown draft printed with its front matter showing (Quarto's, R Markdown's):

@@ -21,9 +21,10 @@ YEAR = r"(1[89]\d\d|20\d\d)"
 # The sign itself may stand before a holder of several words, the year after it: "©
 # Commonwealth of Australia 2000", "© The Author(s), under exclusive license to Springer
 # Nature Switzerland AG 2022" (no number between them).
-_COPYRIGHT = re.compile(rf"(?:©|\(c\)|copyright)[,:]?\s*(?:[\w()]+\s+)?{YEAR}"
+_SIGN = r"(?:©|\u20dd\s?c|c\s?\u20dd)"  # (LaTeX's \\copyright as some fonts give it: "⃝c")
+_COPYRIGHT = re.compile(rf"(?:{_SIGN}|\(c\)|copyright)[,:]?\s*(?:[\w()]+\s+)?{YEAR}"
                         rf"(?:\s*[-–—]\s*(?:{YEAR}|(\d\d)))?\b|^c\s?{YEAR}(?=\s+(?:by\s+)?[A-Z])"
-                        rf"|©\s*(?:[^\W\d][\w().’'-]*,?\s+){{2,10}}{YEAR}\b",
+                        rf"|{_SIGN}[,\s]*(?:[^\W\d][\w().’'-]*,?\s+){{2,10}}{YEAR}\b",
                         re.IGNORECASE | re.MULTILINE)
 # A journal's own citation of the paper: "Clinical Science (2014) 126, 305–313",
 # "International Psychogeriatrics (2014), 26:1", "... Outcomes 2010, 4:1". The volume
@@ -45,7 +46,10 @@ MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
           r"janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|"
           r"novembre|d[ée]cembre|januar|februar|m[äa]rz|juni|juli|oktober|dezember|"
           r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|"
-          r"octubre|noviembre|diciembre)\.?")
+          r"octubre|noviembre|diciembre|"
+          # Portuguese and Italian ("17 de novembro de 2015", "3 maggio 2019")
+          r"janeiro|fevereiro|mar[çc]o|maio|junho|julho|setembro|outubro|novembro|dezembro|"
+          r"gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre)\.?")
 # "Published online: 10 January 2019", else "Accepted: 12 December 2018" (Nature prints
 # both; the first is the paper's year). Between the word and the year only a date's parts
 # ("Published on May 3, 2021"), not prose ("published in a 1917 Bulletin").
@@ -105,7 +109,9 @@ _ISSUE = re.compile(
 # not a citation of another preprint).
 _ARXIV = re.compile(rf"arXiv:\s*[\w./-]+\s*\[[\w.\-]+\]\s*\d{{1,2}}\s+{MONTH}\s+{YEAR}\b"
                     # old identifiers' stamps have no category ("astro-ph/9905116v4 16 Dec 2000")
-                    rf"|arXiv:\s*[a-z-]+(?:\.[A-Z]{{2}})?/\d{{7}}v\d+\s+\d{{1,2}}\s+{MONTH}\s+{YEAR}\b",
+                    rf"|arXiv:\s*[a-z-]+(?:\.[A-Z]{{2}})?/\d{{7}}v\d+\s+\d{{1,2}}\s+{MONTH}\s+{YEAR}\b"
+                    # bioRxiv's and medRxiv's: "this version posted December 17, 2024."
+                    rf"|\bthis\s+version\s+posted\s+{MONTH}\s+\d{{1,2}},\s+{YEAR}\b",
                     re.IGNORECASE)
 ANY_DATE = DATE.pattern[2:-2]  # the date alternatives, to build lines around them
 # The paper's own reference, as the publisher prints it on page 1: ACM's "ACM Reference
@@ -114,7 +120,8 @@ ANY_DATE = DATE.pattern[2:-2]  # the date alternatives, to build lines around th
 SELF_CITE = re.compile(
     rf"(?:ACM Reference Format|Reference Format|Cite this (?:article|paper|chapter)(?: as)?|"
     rf"To cite this (?:article|paper)|Please cite (?:this (?:article|paper) )?as)\s*:\s*"
-    rf"(?P<names>[^\n]{{3,600}}?)\s*(?:\.\s+|\s\()(?P<year>{YEAR})\)?[.,]", re.IGNORECASE)
+    rf"(?P<names>[^\n]{{3,600}}?)\s*(?:\.\s+|\s\(|,\s+)(?P<year>{YEAR})\)?[.,]", re.IGNORECASE)
+# (ACM's older form: "ACM Reference Format: Fabio Luporini, …, and Paul H. J. Kelly, 2014. …")
 # A thesis's academic year: "Anno Accademico 2020-2021", "Academic Year 2019/20".
 _ACADEMIC_YEAR = re.compile(r"\b(?:Anno\s+Accademico|Academic\s+Year|Ann[ée]e\s+"
                             r"(?:universitaire|acad[ée]mique)|Curso\s+(?:acad[ée]mico|escolar)|"
@@ -147,6 +154,8 @@ _JOURNAL_LINE = re.compile(
     rf"\b\d{{1,4}}\s*,\s*\d{{1,3}}\s*\((?:{MONTH}\s+)?{YEAR}\)\s*,\s*\d+\s*[-–]\s*\d+\b|"
     rf"\b\d{{1,4}}\s*\(\d{{1,4}}\)\s*,\s*{YEAR}\s*,|[^\W\d_.],\s*{YEAR}\s*,\s*Vol(?:ume|\.)\s*\d|"
     rf"\bVol\.?\s*\d+\s+no\.?\s*\d+\s+{YEAR}\s*,\s*pages?\b|"
+    # a journal's running head: "Vol. 4 No. 9 2017 / IFCoLog Journal …", "JGP - Vol. 5, n. 4 1988"
+    rf"\bVol\.?\s*\d+\s*,?\s*(?:No|n)\.?\s*\d+\s*,?\s+{YEAR}\s*(?:/|$)|"
     rf"[^\W\d_.],\s*\d{{1,4}}\s*,\s*\d+\s*[-–]\s*\d+\s*,\s*{YEAR}\b|"
     # Pergamon's and Elsevier's old running head: "J. Behav. Ther. & Exp. Psychiat. Vol. 25,
     # No. 1, pp. 49-59, 1994" (an OCR'd "No. I."); a line of page 1, not a reference
@@ -170,6 +179,17 @@ _VENUE_YEAR = re.compile(
     r"EMNLP|NAACL|EACL|COLING|LREC|KDD|SIGIR|SIGMOD|VLDB|ICDE|WWW|CHI|UIST|CSCW|SOSP|OSDI|"
     r"NSDI|EuroSys|ASPLOS|ISCA|PLDI|POPL|OOPSLA|ICSE|FSE|CCS|NDSS|INTERSPEECH|ICASSP|"
     rf"AISTATS|UAI|COLT|MICCAI|ICRA|IROS|CoRL|ISMIR|RecSys|WSDM|CIKM)['’\s-]*{YEAR}\b")
+# A venue's line of its own: a review copy's head ("CVPR 2015 Submission #1881.
+# CONFIDENTIAL REVIEW COPY", with its number: an unfilled template's "#****" is no
+# submission), a workshop's "CSSSA 2026 Extended Abstract"; a magazine's running head
+# ("COMMUNICATIONS OF THE ACM | FEBRUARY 2016 | VOL. 59 | NO. 2") or foot.
+_VENUE_LINE = re.compile(
+    rf"^[A-Z][A-Za-z]{{1,9}}[\s-]?{YEAR}\s+(?:Submission\s*(?:#|ID:?)\s*\d+|"
+    rf"Extended\s+Abstract$|Short\s+Paper$)|"
+    rf"\b(?i:{MONTH})\s+{YEAR}\s*\|\s*(?i:VOL(?:UME|\.)?)\s*\d+|"
+    # (Nature's foot: "NATURE | VOL 523 | 30 JULY 2015", "… | VOL 16 | OCTOBER 2021 | 1079–1085")
+    rf"\b(?i:VOL(?:UME|\.)?)\s*\d+\s*\|\s*(?:\d{{1,2}}\s+)?(?i:{MONTH})\s+{YEAR}\b",
+    re.MULTILINE)
 # The paper's own venue to come, on page 1 (often its running foot): "To appear in OSDI
 # 2004", "Accepted for publication in IEEE TPAMI, 2021"; a report's own line: "Google
 # Technical Report dapper-2010-1, April 2010".
@@ -223,7 +243,9 @@ _PAPER_DATE = re.compile(
     rf"^Date:\s*(?:(?:revision|revised|version)\s*:\s*)?(?:{ANY_DATE})|"  # amsart's footnote
     # "Date: March 10, 2011.", "Date: Revision: May 24, 2023."
     rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{ANY_DATE})|"
-    rf"^(?:(?:This|Current|Latest)\s+)?version\s*:\s*(?:{ANY_DATE})",
+    rf"^(?:(?:This|Current|Latest)\s+)?version\s*:\s*(?:{ANY_DATE})|"
+    # a date with its weekday opening a line (Quarto's "Friday, December 5, 2025")
+    rf"^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day,?\s+(?:{ANY_DATE})",
     re.IGNORECASE | re.MULTILINE)
 # The history line: "Received 4 July 2013; revised 10 December 2013; accepted 1 January
 # 2014", "(Received April 1, 2004; revised November 20, 2008)": the last of its dates.
@@ -334,8 +356,10 @@ _MNRAS_DRAFT = re.compile(rf"\b(?:MNRAS|Mon\.\s*Not\.\s*R\.\s*Astron\.\s*Soc\.)\
 
 # HAL's cover page: the reference under "To cite this version", closed by the deposit's id
 # ("… FACS 2015, Oct 2015, Niterói, Brazil. pp.31-47, ⟨10.1007/…⟩. ⟨hal-01305026⟩"; the
-# brackets may read "ff"); its last year is the venue's, not the deposit's "Submitted on".
-_HAL_CITE = re.compile(r"([^\n]{20,600}?)(?:⟨|\bff)?hal-\d{6,}")
+# brackets may read "ff", or U+FFFF); its last year is the venue's, not the deposit's
+# "Submitted on". The id's prefix names HAL's portal: "hal-", "halshs-", "inria-", "tel-" …
+_HAL_CITE = re.compile(r"([^\n]{20,600}?)(?:⟨|\bff|\uffff)?(?:hal\w*|inria|tel|cea|inserm|"
+                       r"pasteur|dumas|in2p3|insu|ird|lirmm|emse)-\d{6,}")
 
 
 # A date in figures alone on a line under the title: ISO's "2019-12-31", "04-20-2009",
@@ -411,7 +435,7 @@ def paper_year(text: str, info: dict[str, str], header: list[str] | None = None,
         short, full, year = m.group(1), m.group(2), m.group(3)
         if (short and year.endswith(short) or full == year) and _year_ok(int(year)):
             return int(year), PDF_TEXT
-    for rx in (_JSTOR_SOURCE, _VOLUME, CITATION, _ISSUE, SELF_CITE, IOP_CITE):
+    for rx in (_JSTOR_SOURCE, _VOLUME, CITATION, _ISSUE, SELF_CITE, IOP_CITE, _VENUE_LINE):
         year = _first_year(rx, text)
         if year:
             return year, PDF_TEXT
