@@ -21,6 +21,10 @@ from citeloom.structure.years import paper_year
      "spectral decomposition. IEEE Transactions on Audio, Speech and Language Processing, "
      "2010, 18 (3), pp.528-537. \uffffinria-00544094\uffff\nHAL Id: inria-00544094\n"
      "Submitted on 7 Dec 2010\nManuscript received December 31, 2009", 2010),
+    ("\u2217 Replication files are available on Github (XZX); Current version: July 12, 2023;",
+     2023),
+    ("To cite this version:\nBhaskar Biswas, Vincent Herbert. Efficient Root Finding. 2009.\n"
+     "2.. 2009. \uffffhal-00626997\uffff\nPreprint submitted on 27 Sep 2011", 2009),
     ("\u20ddc, Springer International Publishing AG 2016", 2016),
     ("c\u20dd 2012 IEEE", 2012),
 ])

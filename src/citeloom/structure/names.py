@@ -46,7 +46,7 @@ NOT_A_PERSON = re.compile(
     r"\w*physics|mathematics|chemistry|economics|medicine|philosophy|linguistics|health|"
     r"geometry|dentistry|"  # ("… Melbourne School of Population and Global Health")
     # a form's labels (Springer's chapter metadata page: "Given Name", "Copyright Year")
-    r"given|prefix|suffix|particle|title|book|copyright|year|name|family|"
+    r"given|prefix|suffix|particle|title|book|copyright|year|name|family|address|"
     r"mater|studiorum|"  # Bologna's "Alma Mater Studiorum"
     r"observatoire|observatori[oa]|observator(?:y|ies)|forests|"
     r"hong\s+kong|sha\s+tin|kowloon|avenue|street|road|boulevard|"  # places
@@ -390,7 +390,9 @@ def _inverted(text: str) -> list[str]:
 _ACCENTS = "\u00a8\u00b4\u00b8\u02c6-\u02d9\u02db-\u02dd`\u00af"
 _LOOSE_ACCENT = re.compile(rf"(?:(?<=\s)|^|(?<=[^\W\d_]))[{_ACCENTS}]+(?=\s|$|[,;])")
 # ... or inside a name, its last letter after it: "Adria Colom ` e"
-_SPLIT_ACCENT = re.compile(rf"(?<=[^\W\d_])\s+[{_ACCENTS}]\s+([^\W\d_])(?=[\s,]|$)")
+_SPLIT_ACCENT = re.compile(rf"(?<=[^\W\d_])\s+[{_ACCENTS}]\s+([^\W\d_])(?=[\s,]|$)"
+                           # or a letter that has its accent too: "Rodr ´ íguez"
+                           rf"|(?<=[^\W\d_])\s+[{_ACCENTS}]\s+([À-ÖØ-öø-ÿ])(?=[^\W\d_])")
 
 
 def parse_byline(text: str) -> list[str]:
@@ -412,12 +414,19 @@ def _parse_byline(text: str) -> list[str]:
     text = text.replace("--", "-")  # LaTeX's en dash typed in a name: "Pit--Claudel"
     text = re.sub(r",?\s+et\s+al\.?\s*$", "", text)  # "Ruth Angus, et al.": the names it gives
     # loose accents: "Adria Colom ` e", "Jill-Jenn Vie, ˆ 1", "Sebastien Jean ´"
-    text = _LOOSE_ACCENT.sub("", _SPLIT_ACCENT.sub(r"\1", text))
+    text = _LOOSE_ACCENT.sub("", _SPLIT_ACCENT.sub(lambda m: m.group(1) or m.group(2), text))
     text = re.sub(rf"\b([OD]['’])\s+(?=[{UPPER}])", r"\1", text)  # "Dion O' Neale"
     text = text.replace("\u00ad", "-")  # a soft hyphen in "Pin\u00adHao Chao"
     text = re.sub("[\ue000-\uf8ff]", "", text)  # a private-use glyph: SAGE's ORCID icon
     text = re.sub("[\x80-\x9f]", " ", text)  # a C1 control code a font maps a mark to
-    text = re.sub(rf"(?<=[\d{THANKS}])\s*ID(?=\s|,|$)", "", text)  # MDPI's ORCID icon: "1,* ID"
+    text = re.sub(rf"(?<=[\d{THANKS}])\s*(?:ID|iD)(?=\s|,|$)", "", text)  # MDPI's, IOP's ORCID
+    if re.match(r"\d{1,2}[A-Z][a-z]", text) and "," not in text:
+        return []  # an affiliation's row, its number glued on: "1Risk Efficacy & Redline Rising"
+    text = re.sub(r"\s*\[ORCID\]", "", text)  # icon ("1,* ID", "1 iD"), Springer's "[ORCID]1*"
+    # JHEP's affiliation letters set as words between names: "Anirban Mukherjee a Siddhartha"
+    text = re.sub(rf"(?<=[^\W\d_]{{2}})\s+[a-d](?:\s*,\s*[a-d\d])*\s*,?\s+(?=[{UPPER}][a-z])",
+                  ", ", text)
+    text = re.sub(r"(?<=[^\W\d_]{2}),?\s+[a-d](?:\s*,\s*[a-d\d]+)*\s*$", "", text)  # "… Lal, a,1"
     text = re.sub(r"(?<=[a-z])ID(?=[\s\d,*]|$)", "", text)  # PLOS's, glued: "Eleanor LeighID 1*"
     text = re.sub(r"\s+(?:date|dated)\s*:.*$", "", text, flags=re.IGNORECASE)  # "… Date: 03.2026"
     text = re.sub(r'\s*["“][^"“”]{1,20}["”]\s*', " ", text)  # a nickname: Yicheng "Billy" Lu

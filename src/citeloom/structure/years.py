@@ -235,7 +235,8 @@ _ELSEWHERE = re.compile(r"\b(?:appear\w*|original\w*|reprint\w*|adapted|based\s+
 # Dates a journal or preprint prints about the paper itself: revtex's "(Dated: December 27,
 # 2018)", AASTeX's "Draft version February 26, 2021", Elsevier's "Preprint submitted to
 # Elsevier June 8, 2018", "Submitted to ECP on January 2, 2013"; a working paper's or
-# vignette's own version line, "Version: June 28, 2019", "This version: March 2020" (not
+# vignette's own version line, "Version: June 28, 2019", "This version: March 2020", also in
+# a footnote ("…; Current version: July 12, 2023;") (not
 # "First version:", not a build stamp such as "typeset on ...": that is the file's date).
 _PAPER_DATE = re.compile(
     rf"\(Dated:?\s*(?:{ANY_DATE})\)|\bDraft version\s+(?:{ANY_DATE})|"
@@ -243,7 +244,7 @@ _PAPER_DATE = re.compile(
     rf"^Date:\s*(?:(?:revision|revised|version)\s*:\s*)?(?:{ANY_DATE})|"  # amsart's footnote
     # "Date: March 10, 2011.", "Date: Revision: May 24, 2023."
     rf"\b(?:Preprint|Manuscript|Paper)\s+submitted\s+to\b[^\n]{{0,80}}?(?:{ANY_DATE})|"
-    rf"^(?:(?:This|Current|Latest)\s+)?version\s*:\s*(?:{ANY_DATE})|"
+    rf"(?:^|(?<=[;.]\s))(?:(?:This|Current|Latest)\s+)?version\s*:\s*(?:{ANY_DATE})|"
     # a date with its weekday opening a line (Quarto's "Friday, December 5, 2025")
     rf"^(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day,?\s+(?:{ANY_DATE})",
     re.IGNORECASE | re.MULTILINE)
@@ -358,7 +359,7 @@ _MNRAS_DRAFT = re.compile(rf"\b(?:MNRAS|Mon\.\s*Not\.\s*R\.\s*Astron\.\s*Soc\.)\
 # ("… FACS 2015, Oct 2015, Niterói, Brazil. pp.31-47, ⟨10.1007/…⟩. ⟨hal-01305026⟩"; the
 # brackets may read "ff", or U+FFFF); its last year is the venue's, not the deposit's
 # "Submitted on". The id's prefix names HAL's portal: "hal-", "halshs-", "inria-", "tel-" …
-_HAL_CITE = re.compile(r"([^\n]{20,600}?)(?:⟨|\bff|\uffff)?(?:hal\w*|inria|tel|cea|inserm|"
+_HAL_CITE = re.compile(r"([^\n]{5,600}?)(?:⟨|\bff|\uffff)?(?:hal\w*|inria|tel|cea|inserm|"
                        r"pasteur|dumas|in2p3|insu|ird|lirmm|emse)-\d{6,}")
 
 
