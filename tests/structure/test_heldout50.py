@@ -27,3 +27,23 @@ def test_a_byline_row_reads_as_its_names(row: str, names: list[str]) -> None:
 @pytest.mark.parametrize("row", ["1Risk Efficacy & Redline Rising †", "Present Address"])
 def test_an_affiliation_row_is_no_byline(row: str) -> None:
     assert parse_byline(row) == []
+
+
+def test_a_byline_whose_last_name_runs_over_to_a_row_of_its_own() -> None:
+    """"… Juan Castro Fernandez ´ 1 , and Jose María" / "Alvarez Rodr ´ íguez 3": the second
+    row reads as a name alone, but the first ends in "and" and a given name."""
+    from docling_core.types.doc import DocItemLabel
+
+    from citeloom.structure.metadata import document_metadata
+
+    from .test_pdfmeta_more import doc_with
+
+    T, X, H = DocItemLabel.TITLE, DocItemLabel.TEXT, DocItemLabel.SECTION_HEADER
+    doc = doc_with([(T, "The WebIndex Data Portal"),
+                    (X, "Jose Emilio Labra Gayo 1 , Hania Farham 2 , Juan Castro Fernandez ´ 1 "
+                        ", and Jose María"),
+                    (X, "Alvarez Rodr ´ íguez 3"),
+                    (X, "1 WESO Research Group"), (H, "Abstract")])
+    assert document_metadata(doc, None, "The WebIndex Data Portal")["authors"] == [
+        "Labra Gayo, Jose Emilio", "Farham, Hania", "Castro Fernandez, Juan",
+        "Alvarez Rodríguez, Jose María"]

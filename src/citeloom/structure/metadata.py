@@ -566,8 +566,10 @@ def _authors(first_page: list[str], info: dict[str, str], text: str, title: str
         if not names and i < 3:  # a title the title finder missed, then its byline
             head, names = title_byline(line)  # not "Former team members: A and B",
             names = [] if re.search(r"[:,]", head) else names  # "A, based on … B and C"
-        if (names and j < len(lines) and not parse_byline(lines[j])  # a name broken over
-                and len(both := parse_byline(f"{lines[j - 1]} {lines[j]}")) > len(names)
+        nxt = parse_byline(lines[j]) if names and j < len(lines) else None  # a name broken
+        end = nxt and len(nxt) == 1 and re.search(r"\band\s+\S+(?:\s+\S+)?$", lines[j - 1])  # "…
+        if (nxt is not None and (not nxt or end)  # and Jose María" / "Alvarez Rodríguez 3"
+                and len(both := parse_byline(f"{lines[j - 1]} {lines[j]}")) > len(names) - bool(nxt)
                 and both[len(names) - 1] != names[-1]):  # (the row's last name goes on)
             names, j = both, j + 1  # two rows: "…, R. Stephen" / "Cantrell 3 , William F. …"
         while names and j < len(lines) and (more := _joined(lines, j))[0]:  # more lines
