@@ -49,10 +49,15 @@ def info_names(author: str, text: str) -> list[str]:
     author = re.sub(r"\s*;\s*|\s+and\s+", ", ", author)
     if names := parse_byline(author):
         return names
-    parts = [p.strip() for p in author.split(",") if p.strip()]
-    names = [person(p) if fold(p) in fold(text) and len(p.split()) >= 4
-             else next(iter(one), None) if len(one := parse_byline(p)) == 1 else None
-             for p in parts]
+    page = fold(text)
+
+    def one(part: str) -> str | None:
+        if len(part.split()) >= 4 and fold(part) in page:
+            return person(part)
+        got = parse_byline(part)
+        return got[0] if len(got) == 1 else None
+
+    names = [one(p) for p in (q.strip() for q in author.split(",")) if p]
     return [n for n in names if n] if names and all(names) else []
 
 
@@ -78,9 +83,11 @@ def once_each(names: list[str], rows: list[str]) -> list[str]:
     University of Massachusetts", then "Prof. Meng-Chieh Chiu / Manning CICS / …"), which
     may read as a name; a person's name stands once. A lone name stays (a running head
     may repeat a single author's byline)."""
-    seen = Counter(" ".join(fold(row).split()) for row in rows[:40])
-    kept = [n for n in names
-            if seen[" ".join(fold(f"{n.partition(', ')[2]} {n.partition(', ')[0]}").split())] < 2]
+    def key(row: str) -> str:
+        return " ".join(fold(row).split())
+
+    seen = Counter(key(row) for row in rows[:40])
+    kept = [n for n in names if seen[key(" ".join(reversed(n.split(", ", 1))))] < 2]
     return kept or names
 
 

@@ -675,8 +675,8 @@ def document_metadata(doc: Any, path: Path | None, title: str, *,
         how = PDF_TEXT  # IEEE's first-page note, where the byline is no text
     if not authors and (authors := file_name_authors(path, title)):
         how = FILE_NAME  # Zotero's name for the file: family names only
+    # (a template's sample names: no author named yet)
     authors = [] if placeholders(authors) else once_each(authors, rows or first_page)
-    # (the template's sample names: no author named yet)
     if authors:  # once each: a byline and a correspondence line may both give a name
         # the family names as the references cite them (not page 1: the byline itself
         authors = cited_families(unglued_letters(_accented(authors, text), first_page),

@@ -400,9 +400,10 @@ def parse_byline(text: str) -> list[str]:
     names the text layer glued together set apart, in a list ("ErinAllor 4, HannahThomas 4";
     not a name alone: "BiobitWorks" is a company). A given name of four letters or more
     only: not "McDonald", "DeAngelis", "LaFontaine", "MacKay"."""
+    if names := _parse_byline(text):
+        return names
     apart = re.sub(r"\b([A-Z][a-z]{3,})([A-Z][a-z]{2,})\b", r"\1 \2", text)
-    return _parse_byline(text) or (_parse_byline(apart) if apart != text
-                                   and re.search(r",|;|&|\sand\s", text) else [])
+    return _parse_byline(apart) if apart != text and re.search(r",|;|&|\sand\s", text) else []
 
 
 def _parse_byline(text: str) -> list[str]:
